@@ -1,0 +1,1 @@
+// Placeholder source for a pipeline stage with no files yet.

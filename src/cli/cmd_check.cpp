@@ -1,0 +1,61 @@
+// `check` (the default) and `snapshot`.
+#include <unistd.h>
+
+#include "cli/options.hpp"
+#include "util/errors.hpp"
+#include "kb/kb.hpp"
+#include "report/report.hpp"
+#include "rules/rules.hpp"
+
+namespace cd {
+namespace {
+
+struct CheckOptions {
+  bool deep = false;
+  bool no_scan = false;
+};
+
+Facts probe_for_check(const GlobalOptions& g, const CheckOptions& c) {
+  return load_or_probe(g, [&](ProbeOptions p) {
+    p.deep = c.deep;
+    p.scan_binaries = !c.no_scan;
+    return probe_all(p);
+  });
+}
+
+int run_check(const GlobalOptions& g, const CheckOptions& c) {
+  Facts facts = probe_for_check(g, c);
+  const Kb& kb = Kb::get();
+  Findings findings = without_ignored(check_rules(facts, kb), g.ignore);
+  if (g.json) {
+    print_out(render_json("check", findings, {{"facts", facts}}));
+  } else if (g.markdown) {
+    print_out(render_check_markdown(facts, findings));
+  } else {
+    ReportOptions r;
+    r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
+    r.verbose = g.verbose;
+    print_out(render_check_text(facts, findings, r));
+  }
+  return exit_code_for(findings, g);
+}
+
+}  // namespace
+
+void register_check(CLI::App& app, GlobalOptions& g, int& rc) {
+  static CheckOptions opts;
+  auto* check = app.add_subcommand("check", "Diagnose the four layers of this machine's CUDA stack (default)");
+  check->add_flag("--deep", opts.deep, "Also run each Python interpreter to confirm what torch sees (child process, timeout)");
+  check->add_flag("--no-scan", opts.no_scan, "Skip reading kernel images inside framework binaries");
+  check->callback([&] { rc = run_check(g, opts); });
+
+  auto* snap = app.add_subcommand("snapshot", "Write this machine's facts as JSON (replay with --facts FILE)");
+  snap->add_flag("--deep", opts.deep, "Also run each Python interpreter (child process, timeout)");
+  snap->callback([&] {
+    Facts facts = probe_for_check(g, opts);
+    print_out(facts_to_json_text(facts) + "\n");
+    rc = cd::exit_code::ok;
+  });
+}
+
+}  // namespace cd

@@ -1,0 +1,46 @@
+#pragma once
+// Flags every subcommand shares (design.md "Conventions") and the wiring helpers.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "facts/facts.hpp"
+#include "facts/finding.hpp"
+#include "probe/probe.hpp"
+
+namespace cd {
+
+struct GlobalOptions {
+  bool json = false;
+  bool markdown = false;
+  std::string facts_file;  // --facts: replay a saved machine instead of probing
+  std::string root;        // --root
+  double timeout_s = 10;   // --timeout, per child process
+  int verbose = 0;
+  bool strict = false;     // warnings exit 1
+  bool no_color = false;
+  std::vector<std::string> ignore;  // --ignore ID
+};
+
+void add_global_options(CLI::App& app, GlobalOptions& g);
+
+ProbeOptions probe_options(const GlobalOptions& g);
+// Facts from --facts, or probed live. `probe` fills them when live.
+Facts load_or_probe(const GlobalOptions& g, const std::function<Facts(const ProbeOptions&)>& probe);
+// Exit code for a set of findings (0 / 1 with --strict / 2).
+int exit_code_for(const std::vector<Finding>& findings, const GlobalOptions& g);
+// Writes to stdout, all of it.
+void print_out(const std::string& text);
+
+// Each subcommand registers itself; its callback stores the exit code in `rc`.
+void register_check(CLI::App& app, GlobalOptions& g, int& rc);     // check, snapshot
+void register_scan(CLI::App& app, GlobalOptions& g, int& rc);      // scan
+void register_explain(CLI::App& app, GlobalOptions& g, int& rc);   // explain
+void register_verify(CLI::App& app, GlobalOptions& g, int& rc);    // verify, bench
+
+// Hidden entry points for isolated child processes (`cuda-doctor __NAME …`).
+int child_driver_main(const std::vector<std::string>& args);  // cli/child_driver.cpp
+int child_verify_main(const std::vector<std::string>& args);  // cli/child_verify.cpp
+
+}  // namespace cd

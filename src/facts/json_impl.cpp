@@ -1,0 +1,4 @@
+// Compiles the JSON (de)serialisers of every facts struct, once (see facts/json.hpp).
+#define CD_FACTS_JSON_IMPL
+#include "facts/facts.hpp"
+#include "facts/finding.hpp"

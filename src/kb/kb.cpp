@@ -1,0 +1,88 @@
+#include "kb/kb.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "kb/embedded.hpp"
+#include "kb/toml_access.hpp"
+#include "util/errors.hpp"
+#include "util/root.hpp"
+
+namespace cd {
+
+std::shared_ptr<Kb> Kb::from_texts(const std::vector<std::pair<std::string, std::string>>& files) {
+  auto kb = std::make_shared<Kb>();
+  kb->impl_ = std::make_shared<Impl>();
+  for (const auto& [name, text] : files) {
+    std::string key = name.size() > 5 && name.ends_with(".toml") ? name.substr(0, name.size() - 5) : name;
+    try {
+      kb->impl_->tables[key] = toml::parse(text, name);
+    } catch (const toml::parse_error& e) {
+      throw InputError(fmt::format("knowledge base {}:{}: {}", name, e.source().begin.line, e.description()));
+    }
+  }
+  return kb;
+}
+
+std::shared_ptr<Kb> Kb::from_dir(const std::string& dir) {
+  Root host;
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& path : host.glob(dir, "*.toml")) {
+    auto text = host.read(path, 64u << 20);
+    if (!text) throw InputError(fmt::format("cannot read {}", path));
+    files.emplace_back(path_basename(path), *text);
+  }
+  return from_texts(files);
+}
+
+const Kb& Kb::get() {
+  static std::shared_ptr<Kb> kb = [] {
+    if (const char* dir = std::getenv("CUDA_DOCTOR_DATA"); dir && *dir) return from_dir(dir);
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& f : kb::embedded_files()) files.emplace_back(std::string(f.name), std::string(f.text));
+    return from_texts(files);
+  }();
+  return *kb;
+}
+
+std::vector<std::string> Kb::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : impl_->tables) out.push_back(name);
+  return out;
+}
+
+const toml::table& kb_table(const Kb& kb, const std::string& name) {
+  static const toml::table empty;
+  auto it = kb.impl().tables.find(name);
+  return it == kb.impl().tables.end() ? empty : it->second;
+}
+
+std::vector<const toml::table*> kb_rows(const Kb& kb, const std::string& file, const std::string& key) {
+  std::vector<const toml::table*> rows;
+  if (const toml::array* arr = kb_table(kb, file)[key].as_array())
+    for (const auto& node : *arr)
+      if (const toml::table* t = node.as_table()) rows.push_back(t);
+  return rows;
+}
+
+std::string row_str(const toml::table& row, const char* key, std::string fallback) {
+  if (auto v = row[key].value<std::string>()) return *v;
+  return fallback;
+}
+
+std::optional<double> row_num(const toml::table& row, const char* key) { return row[key].value<double>(); }
+
+std::optional<int64_t> row_int(const toml::table& row, const char* key) { return row[key].value<int64_t>(); }
+
+std::vector<std::string> row_strs(const toml::table& row, const char* key) {
+  std::vector<std::string> out;
+  if (const toml::array* arr = row[key].as_array())
+    for (const auto& n : *arr)
+      if (auto s = n.value<std::string>()) out.push_back(*s);
+  return out;
+}
+
+}  // namespace cd

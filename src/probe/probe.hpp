@@ -1,0 +1,46 @@
+#pragma once
+// Probes: the only code that reads the machine. Each fills one part of Facts and
+// records how it knew and what failed (Facts::notes); none decides what is wrong.
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "facts/facts.hpp"
+#include "util/root.hpp"
+
+namespace cd {
+
+struct ProbeOptions {
+  Root root;                                // --root
+  std::map<std::string, std::string> env;   // the environment to reason about (normally our own)
+  std::chrono::milliseconds timeout{10'000};  // per child process (--timeout)
+  bool deep = false;                        // --deep: run interpreters
+  bool scan_binaries = true;                // scan framework binaries for kernel images
+  int verbose = 0;
+
+  const std::string* getenv(const std::string& name) const {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : &it->second;
+  }
+  std::string env_or(const std::string& name, std::string fallback = {}) const {
+    auto v = getenv(name);
+    return v ? *v : fallback;
+  }
+};
+
+// Our own environment as a map.
+std::map<std::string, std::string> current_environment();
+
+void probe_host(Facts&, const ProbeOptions&);        // probe/host.cpp
+void probe_env(Facts&, const ProbeOptions&);         // probe/host.cpp: CUDA-relevant variables
+void probe_driver(Facts&, const ProbeOptions&);      // probe/driver*.cpp
+void probe_platform(Facts&, const ProbeOptions&);    // probe/platform.cpp
+void probe_toolkits(Facts&, const ProbeOptions&);    // probe/toolkits*.cpp
+void probe_pythons(Facts&, const ProbeOptions&);     // probe/python*.cpp
+void probe_libs(Facts&, const ProbeOptions&);        // probe/libs*.cpp
+void probe_binaries(Facts&, const ProbeOptions&);    // probe/binaries.cpp: scan of framework binaries
+
+// Runs every probe `check` needs.
+Facts probe_all(const ProbeOptions&);
+
+}  // namespace cd

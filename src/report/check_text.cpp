@@ -1,0 +1,148 @@
+// The `check` report: the four layers of the stack side by side, then findings.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/report.hpp"
+#include "util/strings.hpp"
+#include "util/version.hpp"
+
+namespace cd {
+namespace {
+
+struct Out {
+  const Style& st;
+  std::string text;
+  void heading(std::string_view h) { text += "\n" + st.paint(h, Color::bold) + "\n"; }
+  void row(std::string_view key, std::string_view value, std::string_view source = {}) {
+    text += fmt::format("  {:<22} {}", key, value);
+    if (!source.empty()) text += "  " + st.paint(fmt::format("({})", source), Color::gray);
+    text += "\n";
+  }
+  void line(std::string_view s) { text += fmt::format("  {}\n", s); }
+};
+
+std::string mib_to_gib(uint64_t mib) { return fmt::format("{:.1f} GiB", static_cast<double>(mib) / 1024.0); }
+
+void driver_layer(Out& o, const Facts& f) {
+  const DriverFacts& d = f.driver;
+  o.heading("1. Driver and GPUs");
+  if (!d.module_loaded && d.libraries.empty() && d.gpus.empty()) {
+    o.row("driver", o.st.paint("no NVIDIA driver found", Color::red));
+  } else {
+    std::string drv = !d.nvml_driver_version.empty() ? d.nvml_driver_version : d.module_version;
+    o.row("driver", drv.empty() ? "unknown" : drv, !d.nvml_driver_version.empty() ? "NVML" : d.module_version_source);
+    if (!d.module_version.empty() && d.module_version != drv) o.row("kernel module", d.module_version, d.module_version_source);
+    for (const auto& lib : d.libraries)
+      o.row(lib.kind, fmt::format("{}{}", lib.version, lib.stub ? " (stub)" : ""), lib.path);
+    if (d.cuda_driver_version > 0)
+      o.row("max CUDA (driver)", Version::from_cuda_int(d.cuda_driver_version).major_minor(),
+            "cuDriverGetVersion; this is what nvidia-smi calls \"CUDA Version\", not an installed toolkit");
+    if (d.cu_init_status > 0) o.row("cuInit", o.st.paint(d.cu_init_error, Color::red));
+    if (!d.nvml_error.empty()) o.row("NVML", o.st.paint(d.nvml_error, Color::yellow));
+    if (!d.query_error.empty()) o.row("driver query", o.st.paint(d.query_error, Color::red));
+  }
+  for (const auto& g : d.gpus) {
+    std::string where = fmt::format("GPU {}", g.cuda_index >= 0 ? g.cuda_index : g.nvml_index);
+    o.row(where, fmt::format("{}  {}  cc {}.{}  {}", g.name, g.sm(), g.cc_major, g.cc_minor, mib_to_gib(g.memory_total_mib)));
+    std::vector<std::string> bits;
+    if (!g.pci_bus_id.empty()) bits.push_back(g.pci_bus_id);
+    if (g.pcie_gen_max) bits.push_back(fmt::format("PCIe gen{}/{} x{}/{}", g.pcie_gen_current, g.pcie_gen_max,
+                                                   g.pcie_width_current, g.pcie_width_max));
+    if (!g.persistence_mode.empty()) bits.push_back("persistence " + g.persistence_mode);
+    if (!g.compute_mode.empty()) bits.push_back("compute " + g.compute_mode);
+    if (!g.mig_mode.empty()) bits.push_back("MIG " + g.mig_mode);
+    if (g.ecc_uncorrected_volatile >= 0) bits.push_back(fmt::format("ECC uncorrected {}", g.ecc_uncorrected_volatile));
+    if (!bits.empty()) o.row("", join(bits, ", "));
+    if (!g.uuid.empty() && o.text.size() > 0) o.row("", g.uuid);
+  }
+  if (d.gpus.empty() && !d.pci_gpus.empty())
+    for (const auto& p : d.pci_gpus)
+      o.row("PCI " + p.address, fmt::format("NVIDIA device {} driver: {}", p.device_id, p.driver.empty() ? "none" : p.driver));
+  if (!f.platform.container.empty()) o.row("container", f.platform.container, f.platform.container_evidence);
+  if (f.platform.wsl) o.row("WSL2", f.platform.wsl_lib_dir ? "/usr/lib/wsl/lib present" : "no /usr/lib/wsl/lib");
+}
+
+void toolkit_layer(Out& o, const Facts& f) {
+  const ToolkitFacts& t = f.toolkit;
+  o.heading("2. CUDA toolkits");
+  if (t.toolkits.empty()) o.row("toolkits", "none found");
+  for (const auto& tk : t.toolkits) {
+    std::string sel = tk.selected_by.empty() ? "" : "selected by " + join(tk.selected_by, ", ");
+    o.row(tk.version.empty() ? "?" : tk.version, tk.root + (sel.empty() ? "" : "  ← " + sel),
+          fmt::format("{}{}", tk.version_source, tk.origin.empty() ? "" : ", " + tk.origin));
+  }
+  for (const auto& hc : t.host_compilers) o.row("host " + hc.kind, hc.version, hc.path);
+}
+
+void arch_layer(Out& o, const Facts& f) {
+  o.heading("3. GPU architecture vs kernel images");
+  if (f.driver.gpus.empty()) {
+    o.line("no GPU visible: nothing to match kernel images against");
+  }
+  std::map<std::string, std::map<std::string, int>> per_package;  // package -> verdict -> count
+  for (const auto& b : f.binaries)
+    for (const auto& v : b.verdicts) per_package[b.package.empty() ? b.path : b.package][v.gpu + " " + v.verdict]++;
+  for (const auto& [pkg, verdicts] : per_package) {
+    std::vector<std::string> parts;
+    for (const auto& [k, n] : verdicts) parts.push_back(fmt::format("{} ×{}", k, n));
+    o.row(pkg, join(parts, ", "));
+  }
+  for (const auto& py : f.pythons)
+    if (!py.torch.version.empty() && !py.torch.arch_list.empty())
+      o.row("torch arch list", join(py.torch.arch_list, " "), py.torch.arch_list_source);
+}
+
+void framework_layer(Out& o, const Facts& f) {
+  o.heading("4. Frameworks");
+  if (f.pythons.empty()) o.line("no Python environment found");
+  for (const auto& py : f.pythons) {
+    o.row("python " + py.version, py.interpreter, py.found_by);
+    for (const auto& p : py.packages) {
+      if (p.name.rfind("nvidia-", 0) == 0 && o.st.enabled() && false) continue;
+      o.row("  " + p.name, p.version);
+    }
+    if (py.deep.ran)
+      o.row("  --deep", py.deep.error.empty() ? fmt::format("cuda available: {}, {} device(s)", py.deep.cuda_available,
+                                                           py.deep.device_count)
+                                              : o.st.paint(py.deep.error, Color::red));
+  }
+}
+
+}  // namespace
+
+std::string render_check_text(const Facts& facts, const std::vector<Finding>& findings, const ReportOptions& opts) {
+  Out o{opts.style, {}};
+  o.text += o.st.paint("cuda-doctor", Color::bold) +
+            fmt::format("  {} {} {}", facts.host.hostname, facts.host.os, facts.root != "/" ? "(root " + facts.root + ")" : "") + "\n";
+  driver_layer(o, facts);
+  toolkit_layer(o, facts);
+  arch_layer(o, facts);
+  framework_layer(o, facts);
+  if (opts.verbose)
+    for (const auto& n : facts.notes) o.row("note " + n.probe, n.message);
+  o.heading("Findings");
+  std::string body = render_findings_text(findings, opts);
+  o.text += body.empty() ? "  " + o.st.paint("✔ no problems found", Color::green) + "\n" : body;
+  o.text += summary_line(findings) + "\n";
+  return o.text;
+}
+
+std::string render_check_markdown(const Facts& facts, const std::vector<Finding>& findings) {
+  std::string out = fmt::format("## cuda-doctor check: {} ({})\n\n", facts.host.hostname, facts.host.os);
+  out += "| layer | state |\n|---|---|\n";
+  std::string drv = !facts.driver.nvml_driver_version.empty() ? facts.driver.nvml_driver_version : facts.driver.module_version;
+  out += fmt::format("| driver | {} |\n", drv.empty() ? "none" : drv);
+  if (facts.driver.cuda_driver_version)
+    out += fmt::format("| driver max CUDA | {} |\n", Version::from_cuda_int(facts.driver.cuda_driver_version).major_minor());
+  for (const auto& g : facts.driver.gpus) out += fmt::format("| GPU {} | {} ({}) |\n", g.cuda_index, g.name, g.sm());
+  for (const auto& t : facts.toolkit.toolkits) out += fmt::format("| toolkit {} | `{}` |\n", t.version, t.root);
+  for (const auto& py : facts.pythons)
+    if (!py.torch.version.empty()) out += fmt::format("| torch | {} (`{}`) |\n", py.torch.version, py.interpreter);
+  out += "\n" + summary_line(findings) + "\n\n" + render_findings_markdown(findings);
+  return out;
+}
+
+}  // namespace cd

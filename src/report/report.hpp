@@ -1,0 +1,31 @@
+#pragma once
+// Renderers: facts + findings -> text / JSON / Markdown. No logic about what is wrong.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts/facts.hpp"
+#include "facts/finding.hpp"
+#include "util/term.hpp"
+
+namespace cd {
+
+struct ReportOptions {
+  Style style = Style::plain();
+  int verbose = 0;
+};
+
+// `check`: the four layers side by side, then the findings, errors first.
+std::string render_check_text(const Facts& facts, const std::vector<Finding>& findings, const ReportOptions& opts);
+std::string render_check_markdown(const Facts& facts, const std::vector<Finding>& findings);
+
+// Findings alone (explain, verify, scan): grouped by severity, each with evidence and fix.
+std::string render_findings_text(const std::vector<Finding>& findings, const ReportOptions& opts);
+std::string render_findings_markdown(const std::vector<Finding>& findings);
+// One line: "2 errors, 1 warning, 3 info".
+std::string summary_line(const std::vector<Finding>& findings);
+
+// {"schema": "cuda-doctor/<kind>/v1", "summary": …, "findings": […], <extra>…}
+std::string render_json(std::string_view kind, const std::vector<Finding>& findings, const nlohmann::json& extra);
+
+}  // namespace cd

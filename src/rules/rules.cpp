@@ -1,0 +1,28 @@
+#include "rules/rules.hpp"
+
+#include <algorithm>
+
+namespace cd {
+
+Findings check_rules(const Facts& facts, const Kb& kb) {
+  Findings all;
+  for (auto rule : {driver_rules, device_rules, platform_rules, toolkit_rules, arch_rules, framework_rules, libs_rules}) {
+    Findings part = rule(facts, kb);
+    all.insert(all.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
+  sort_by_severity(all);
+  return all;
+}
+
+Findings without_ignored(Findings findings, const std::vector<std::string>& ignore) {
+  auto ignored = [&](const Finding& f) {
+    return std::any_of(ignore.begin(), ignore.end(), [&](const std::string& pat) {
+      if (!pat.empty() && pat.back() == '*') return f.id.rfind(pat.substr(0, pat.size() - 1), 0) == 0;
+      return f.id == pat;
+    });
+  };
+  findings.erase(std::remove_if(findings.begin(), findings.end(), ignored), findings.end());
+  return findings;
+}
+
+}  // namespace cd

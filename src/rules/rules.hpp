@@ -1,0 +1,30 @@
+#pragma once
+// Rules: pure functions (facts + knowledge base) -> findings, one file per concern.
+// A rule never reads a file or the environment; everything it needs is in Facts.
+#include <vector>
+
+#include "facts/facts.hpp"
+#include "facts/finding.hpp"
+#include "kb/kb.hpp"
+
+namespace cd {
+
+using Findings = std::vector<Finding>;
+
+Findings driver_rules(const Facts&, const Kb&);     // rules/driver.cpp: layer 1 driver.*
+Findings device_rules(const Facts&, const Kb&);     // rules/device.cpp: device.*
+Findings platform_rules(const Facts&, const Kb&);   // rules/platform.cpp: container.*, wsl.*
+Findings toolkit_rules(const Facts&, const Kb&);    // rules/toolkit.cpp: toolkit.*
+Findings arch_rules(const Facts&, const Kb&);       // rules/arch.cpp: arch.*
+Findings framework_rules(const Facts&, const Kb&);  // rules/framework.cpp: framework.*
+Findings libs_rules(const Facts&, const Kb&);       // rules/libs.cpp: libs.*
+Findings log_rules(const Facts&, const Kb&);        // rules/log.cpp: explain's LogEvents -> findings
+Findings verify_rules(const Facts&, const Kb&);     // rules/verify.cpp: verify results -> findings
+
+// Everything `check` runs (all but log and verify), errors first.
+Findings check_rules(const Facts&, const Kb&);
+
+// Drops findings whose id is in `ignore` (--ignore ID, prefix match with a trailing '*').
+Findings without_ignored(Findings findings, const std::vector<std::string>& ignore);
+
+}  // namespace cd

@@ -1,0 +1,226 @@
+#include "util/subprocess.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "util/strings.hpp"
+
+extern char** environ;
+
+namespace cd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void append_tail(std::string& buf, std::string_view data, size_t max) {
+  buf.append(data);
+  if (buf.size() > max) buf.erase(0, buf.size() - max);
+}
+
+std::vector<std::string> child_environment(const ProcessOptions& opts) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    std::string key(kv.substr(0, kv.find('=')));
+    if (opts.env_set.count(key)) continue;
+    bool unset = false;
+    for (const auto& u : opts.env_unset) unset |= (u == key);
+    if (!unset) env.emplace_back(kv);
+  }
+  for (const auto& [k, v] : opts.env_set) env.push_back(k + "=" + v);
+  return env;
+}
+
+// Reads both pipes until they close or the deadline passes; returns false on timeout.
+bool pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, ProcessResult& r, Clock::time_point deadline) {
+  struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  int open_fds = (out_fd >= 0) + (err_fd >= 0);
+  if (err_fd < 0) fds[1].fd = -1;
+  char buf[65536];
+  while (open_fds > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    int n = poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got <= 0) {
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      std::string_view chunk(buf, static_cast<size_t>(got));
+      if (i == 0) {
+        append_tail(r.out, chunk, opts.max_output);
+        if (opts.on_stdout) opts.on_stdout(chunk);
+      } else {
+        append_tail(r.err, chunk, opts.max_output);
+        if (opts.on_stderr) opts.on_stderr(chunk);
+      }
+    }
+  }
+  (void)pid;
+  return true;
+}
+
+// Waits for the child until the deadline; kills its process group on timeout.
+void reap(pid_t pid, ProcessResult& r, Clock::time_point deadline, bool already_timed_out) {
+  int status = 0;
+  while (!already_timed_out) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return;
+    if (Clock::now() >= deadline) {
+      already_timed_out = true;
+      break;
+    }
+    usleep(2000);
+  }
+  if (already_timed_out) {
+    r.timed_out = true;
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return;
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+}
+
+}  // namespace
+
+std::string ProcessResult::describe() const {
+  if (!started) return "could not start: " + start_error;
+  if (timed_out) return fmt::format("timed out after {:.0f} s", seconds);
+  if (signal) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
+  return fmt::format("exit {}", exit_code);
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opts) {
+  ProcessResult r;
+  if (argv.empty()) {
+    r.start_error = "empty command";
+    return r;
+  }
+  int out_pipe[2], err_pipe[2], exec_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) {
+    r.start_error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  std::vector<std::string> env = child_environment(opts);
+  std::vector<char*> argv_c, env_c;
+  for (const auto& a : argv) argv_c.push_back(const_cast<char*>(a.c_str()));
+  argv_c.push_back(nullptr);
+  for (const auto& e : env) env_c.push_back(const_cast<char*>(e.c_str()));
+  env_c.push_back(nullptr);
+
+  auto start = Clock::now();
+  pid_t pid = fork();
+  if (pid < 0) {
+    r.start_error = std::string("fork: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    dup2(out_pipe[1], 1);
+    dup2(opts.merge_stderr ? out_pipe[1] : err_pipe[1], 2);
+    if (opts.cwd && chdir(opts.cwd->c_str()) != 0) _exit(127);
+    execvpe(argv_c[0], argv_c.data(), env_c.data());
+    int e = errno;
+    ssize_t ignored = write(exec_pipe[1], &e, sizeof e);
+    (void)ignored;
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  close(exec_pipe[1]);
+  int exec_errno = 0;
+  if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    close(exec_pipe[0]);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    waitpid(pid, nullptr, 0);
+    r.start_error = fmt::format("{}: {}", argv[0], std::strerror(exec_errno));
+    return r;
+  }
+  close(exec_pipe[0]);
+  r.started = true;
+  auto deadline = start + opts.timeout;
+  bool finished = pump(out_pipe[0], opts.merge_stderr ? -1 : err_pipe[0], pid, opts, r, deadline);
+  close(out_pipe[0]);
+  close(err_pipe[0]);
+  reap(pid, r, deadline, !finished);
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return r;
+}
+
+ProcessResult run_isolated(const std::function<std::string()>& fn, std::chrono::milliseconds timeout) {
+  ProcessResult r;
+  int out_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC)) {
+    r.start_error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  auto start = Clock::now();
+  pid_t pid = fork();
+  if (pid < 0) {
+    r.start_error = std::string("fork: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    close(out_pipe[0]);
+    std::string result = fn();
+    const char* p = result.data();
+    size_t left = result.size();
+    while (left > 0) {
+      ssize_t w = write(out_pipe[1], p, left);
+      if (w <= 0) break;
+      p += w;
+      left -= static_cast<size_t>(w);
+    }
+    _exit(0);
+  }
+  close(out_pipe[1]);
+  r.started = true;
+  ProcessOptions opts;
+  opts.timeout = timeout;
+  auto deadline = start + timeout;
+  bool finished = pump(out_pipe[0], -1, pid, opts, r, deadline);
+  close(out_pipe[0]);
+  reap(pid, r, deadline, !finished);
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return r;
+}
+
+std::string self_exe() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::string which(std::string_view name, std::string_view path_env) {
+  if (name.find('/') != std::string_view::npos) return access(std::string(name).c_str(), X_OK) == 0 ? std::string(name) : "";
+  for (const auto& dir : split(path_env, ':')) {
+    std::string candidate = dir + "/" + std::string(name);
+    struct stat st;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
+}  // namespace cd

@@ -1,0 +1,53 @@
+#pragma once
+// Child processes with a timeout and captured output. Everything that can hang or
+// crash (driver calls, Python imports, NCCL) runs through here, so a bad driver
+// becomes data ("timed out after 10 s", "killed by SIGSEGV"), never a hung tool.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cd {
+
+struct ProcessOptions {
+  std::chrono::milliseconds timeout{10'000};
+  std::map<std::string, std::string> env_set;  // added/overridden in the child
+  std::vector<std::string> env_unset;
+  bool merge_stderr = false;                  // stderr goes into `out`
+  size_t max_output = 64u << 20;              // keep at most this much of each stream (the tail)
+  std::function<void(std::string_view)> on_stdout;  // live pass-through (explain -- CMD)
+  std::function<void(std::string_view)> on_stderr;
+  std::optional<std::string> cwd;
+};
+
+struct ProcessResult {
+  bool started = false;
+  int exit_code = -1;   // valid when exited
+  int signal = 0;       // non-zero when killed by a signal
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+  std::string start_error;  // why it could not start
+  double seconds = 0;
+
+  bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
+  // One line saying how it ended: "exit 0", "timed out after 10 s", "killed by SIGSEGV".
+  std::string describe() const;
+};
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opts = {});
+
+// Runs `fn` in a forked child; what it returns becomes `out`. Use before starting
+// threads (fork copies only the calling thread).
+ProcessResult run_isolated(const std::function<std::string()>& fn, std::chrono::milliseconds timeout);
+
+// Path of the running executable (to re-run ourselves as an isolated helper).
+std::string self_exe();
+
+// Finds `name` on PATH (or the given PATH string); empty when absent.
+std::string which(std::string_view name, std::string_view path_env);
+
+}  // namespace cd
