@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages cuda-doctor builds with. As root it runs
+# apt-get; otherwise it prints the exact command to run and fails.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
+  libelf-dev libre2-dev libzstd-dev liblz4-dev zlib1g-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+if [ "${CD_WITH_FUZZ:-0}" = 1 ]; then packages+=(clang); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+  echo "bootstrap: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "bootstrap: missing packages; run:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
