@@ -1,0 +1,54 @@
+// The knowledge base's own promises: every embedded table parses, and every row of
+// every table names where its fact comes from.
+#include <gtest/gtest.h>
+
+#include <toml++/toml.h>
+
+#include "kb/embedded.hpp"
+#include "kb/kb.hpp"
+#include "util/errors.hpp"
+
+namespace {
+
+// Walks arrays of tables (the rows) and collects the paths of rows without `source`.
+void rows_without_source(const toml::node& node, const std::string& path, std::vector<std::string>& bad) {
+  if (const toml::table* t = node.as_table()) {
+    for (const auto& [k, v] : *t) rows_without_source(v, path + "." + std::string(k.str()), bad);
+  } else if (const toml::array* a = node.as_array()) {
+    for (size_t i = 0; i < a->size(); ++i) {
+      const toml::node& item = *a->get(i);
+      if (const toml::table* row = item.as_table()) {
+        if (!row->contains("source")) bad.push_back(path + "[" + std::to_string(i) + "]");
+        rows_without_source(item, path + "[" + std::to_string(i) + "]", bad);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(KnowledgeBase, EmbeddedTablesParse) {
+  const cd::Kb& kb = cd::Kb::get();
+  EXPECT_EQ(kb.names().size(), cd::kb::embedded_files().size());
+}
+
+TEST(KnowledgeBase, EveryRowNamesItsSource) {
+  for (const auto& f : cd::kb::embedded_files()) {
+    toml::table t = toml::parse(f.text, std::string(f.name));
+    std::vector<std::string> bad;
+    rows_without_source(t, std::string(f.name), bad);
+    EXPECT_TRUE(bad.empty()) << f.name << ": rows without source: " << (bad.empty() ? "" : bad.front()) << " (+"
+                             << (bad.empty() ? 0 : bad.size() - 1) << " more)";
+  }
+}
+
+TEST(KnowledgeBase, ParseErrorsAreOneLine) {
+  try {
+    cd::Kb::from_texts({{"broken.toml", "[[gpu]]\nname = \"x\nsource = 1\n"}});
+    FAIL() << "expected an error";
+  } catch (const cd::InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("broken.toml:"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
