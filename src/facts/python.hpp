@@ -12,7 +12,9 @@ struct PythonPackage {
   std::string name;       // normalised: "torch", "nvidia-cudnn-cu13"
   std::string version;    // "2.11.0+cu130"
   std::string location;   // site-packages dir
-  std::vector<std::string> requires_dist;  // Requires-Dist lines naming nvidia-* wheels (with specifiers)
+  // Requires-Dist lines naming CUDA-relevant packages (nvidia-*, cuda-toolkit, torch*,
+  // triton, xformers, flash-attn …), with specifiers and markers as written.
+  std::vector<std::string> requires_dist;
 };
 CD_JSON(PythonPackage, name, version, location, requires_dist)
 
@@ -21,34 +23,44 @@ struct TorchBuild {
   std::string cuda;         // torch/version.py cuda ("13.0"), "" = CPU build
   std::string hip;
   std::string git_version;
+  std::string source;       // the version.py it was read from
   std::vector<std::string> arch_list;  // recorded/deep: ['sm_75', ...]
-  std::string arch_list_source;        // "deep: torch.cuda.get_arch_list()", "kb: pytorch 2.11 cu130 wheel"
+  std::string arch_list_source;        // "deep: torch.cuda.get_arch_list()", "recorded list for torch 2.11 cu130 wheels (kb)"
 };
-CD_JSON(TorchBuild, version, cuda, hip, git_version, arch_list, arch_list_source)
+CD_JSON(TorchBuild, version, cuda, hip, git_version, source, arch_list, arch_list_source)
 
 // Results of --deep: the interpreter really imports the framework.
 struct DeepCheck {
   bool ran = false;
   std::string error;        // the import/run error, with the last traceback line
+  std::string torch_version;
+  std::string torch_cuda;   // torch.version.cuda as imported
   bool cuda_available = false;
   int device_count = 0;
   std::vector<std::string> capabilities;  // "9.0" per device as torch sees them
+  std::vector<std::string> arch_list;     // torch.cuda.get_arch_list()
   std::string cudnn_version;
   std::string nccl_version;
   std::vector<std::string> loaded_libraries;  // CUDA libraries mapped in the process (/proc/self/maps)
+  double seconds = 0;
 };
-CD_JSON(DeepCheck, ran, error, cuda_available, device_count, capabilities, cudnn_version, nccl_version, loaded_libraries)
+CD_JSON(DeepCheck, ran, error, torch_version, torch_cuda, cuda_available, device_count, capabilities, arch_list,
+        cudnn_version, nccl_version, loaded_libraries, seconds)
 
 struct PythonEnv {
   std::string interpreter;   // /opt/torch/.venv/bin/python3
   std::string version;       // "3.12.3"
+  std::string version_source;  // "pyvenv.cfg", "conda-meta", "pyenv version dir", "lib/python3.12"
   std::string prefix;        // env root
-  std::string found_by;      // "PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "conda env list", ".venv", "pyenv"
+  std::string kind;          // "venv", "conda", "pyenv", "system"
+  std::string found_by;      // "PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "conda env list", ".venv", "pyenv", "/opt" (comma-joined)
+  bool is_default = false;   // the env `python3` on PATH runs (what a user's `python` gets)
   std::vector<std::string> site_packages;
   std::vector<PythonPackage> packages;  // only the CUDA-relevant ones
   TorchBuild torch;                     // empty version when torch is absent
   DeepCheck deep;
 };
-CD_JSON(PythonEnv, interpreter, version, prefix, found_by, site_packages, packages, torch, deep)
+CD_JSON(PythonEnv, interpreter, version, version_source, prefix, kind, found_by, is_default, site_packages, packages,
+        torch, deep)
 
 }  // namespace cd
