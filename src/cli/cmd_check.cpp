@@ -1,11 +1,15 @@
 // `check` (the default) and `snapshot`.
 #include <unistd.h>
 
+#include <atomic>
+#include <thread>
+
 #include "cli/options.hpp"
 #include "util/errors.hpp"
 #include "kb/kb.hpp"
 #include "report/report.hpp"
 #include "rules/rules.hpp"
+#include "util/term.hpp"
 
 namespace cd {
 namespace {
@@ -15,11 +19,35 @@ struct CheckOptions {
   bool no_scan = false;
 };
 
+// Probes with a progress line on stderr when it takes over a second (slow driver,
+// --deep, cold page cache); probes themselves never print.
+Facts probe_with_progress(const ProbeOptions& p) {
+  std::atomic<bool> done{false};
+  std::thread ticker([&] {
+    Progress progress("cuda-doctor: probing driver, toolkits, Python environments, binaries");
+    while (!done.load()) {
+      progress.update(0, 0, "…");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  Facts facts;
+  try {
+    facts = probe_all(p);
+  } catch (...) {
+    done = true;
+    ticker.join();
+    throw;
+  }
+  done = true;
+  ticker.join();
+  return facts;
+}
+
 Facts probe_for_check(const GlobalOptions& g, const CheckOptions& c) {
   return load_or_probe(g, [&](ProbeOptions p) {
     p.deep = c.deep;
     p.scan_binaries = !c.no_scan;
-    return probe_all(p);
+    return probe_with_progress(p);
   });
 }
 
