@@ -1,6 +1,6 @@
 #pragma once
 // Shared CUDA libraries: every copy on the machine and which one the loader picks
-// for whom (computed by loader/, an ld.so emulation).
+// for whom (computed by loader/, an ld.so emulation; probe/libs*.cpp).
 #include <string>
 #include <vector>
 
@@ -8,28 +8,51 @@
 
 namespace cd {
 
+// One file (deduplicated by real path) of a CUDA library.
 struct LibraryCopy {
-  std::string name;     // "cudnn", "nccl", "cudart", "cublas"
-  std::string soname;   // "libcudnn.so.9"
-  std::string path;
-  std::string version;  // "9.19.0" (file name or package metadata)
-  std::string origin;   // "system", "toolkit:/usr/local/cuda-13.0", "wheel:nvidia-cudnn-cu13 (/opt/torch/.venv)"
+  std::string name;      // family: "cudnn", "nccl", "cudart", "cublas", "cublasLt", …
+  std::string soname;    // "libcudnn.so.9", "libcudnn_ops.so.9" (DT_SONAME, else the file name)
+  std::string path;      // the name the loader opens: "/usr/lib/x86_64-linux-gnu/libcudnn.so.9"
+  std::string realpath;  // the file: "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0"
+  std::string version;   // "9.14.0" / "9.19.0.56"; "" when unknown
+  std::string version_source;  // "file name", "nvidia_cudnn_cu13-9.19.0.56.dist-info", "<toolkit>/version.json"
+  std::string origin;    // "system", "toolkit:/usr/local/cuda-13.0", "wheel:nvidia-cudnn-cu13 (/opt/torch/.venv)",
+                         // "torch/lib (bundled)", "conda:/opt/conda/envs/x", "LD_LIBRARY_PATH"
+  std::string package;   // the pip/conda package that owns it ("nvidia-cudnn-cu13"), "" when unknown
+  std::vector<std::string> also_at;  // other directories' names for the same file (usrmerge, symlinked dirs)
+  bool in_ld_cache = false;          // listed in /etc/ld.so.cache (what `ldconfig -p` and collect_env see)
+  bool on_ld_library_path = false;   // its directory is on LD_LIBRARY_PATH
 };
-CD_JSON(LibraryCopy, name, soname, path, version, origin)
+CD_JSON(LibraryCopy, name, soname, path, realpath, version, version_source, origin, package, also_at, in_ld_cache,
+        on_ld_library_path)
 
-// Which copy a given consumer (e.g. libtorch_cuda.so) resolves a soname to, and why.
+// Which copy a consumer (a framework in one environment, or "programs without
+// RPATH") gets for a soname, and why — the first request in its process wins.
 struct LibraryResolution {
-  std::string consumer;  // "torch (/opt/torch/.venv)"
+  std::string consumer;      // "torch 2.11.0+cu130 (/opt/torch/.venv)", "programs without RPATH"
+  std::string env;           // python env prefix, "" for the system view
+  std::string requested_by;  // the object whose DT_NEEDED / dlopen asked: ".../torch/lib/libtorch_cuda.so"
+  std::string name;          // family ("cudnn")
   std::string soname;
-  std::string path;      // "" = not found
-  std::string via;       // "RPATH $ORIGIN/../../nvidia/cudnn/lib", "LD_LIBRARY_PATH", "ld.so.cache", "preload by torch/__init__.py"
+  std::string path;          // "" = not found
+  std::string realpath;
+  std::string via;           // "RPATH", "RUNPATH", "LD_LIBRARY_PATH", "ld.so.cache", "default path",
+                             // "preload by torch/__init__.py", "not found", "error"
+  std::string detail;        // "RPATH of libtorch_cuda.so ($ORIGIN/../../nvidia/cudnn/lib)" or the loader error
+  std::string provided_by;   // the framework's Requires-Dist entry that ships this library, if any
+  std::vector<std::string> tried;  // candidates passed over before it
 };
-CD_JSON(LibraryResolution, consumer, soname, path, via)
+CD_JSON(LibraryResolution, consumer, env, requested_by, name, soname, path, realpath, via, detail, provided_by, tried)
 
 struct LibsFacts {
   std::vector<LibraryCopy> copies;
   std::vector<LibraryResolution> resolutions;
+  std::string ld_cache_format;                 // "new", "old", "old+new"; "" when unreadable
+  std::vector<std::string> ld_so_conf_dirs;    // ldconfig's directories, in order
+  std::vector<std::string> default_dirs;       // the loader's compiled-in search path (emulated)
+  std::vector<std::string> ld_library_path;    // LD_LIBRARY_PATH, split
+  double seconds = 0;                          // time the probe took
 };
-CD_JSON(LibsFacts, copies, resolutions)
+CD_JSON(LibsFacts, copies, resolutions, ld_cache_format, ld_so_conf_dirs, default_dirs, ld_library_path, seconds)
 
 }  // namespace cd

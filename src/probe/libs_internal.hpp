@@ -1,0 +1,45 @@
+#pragma once
+// Shared between the parts of the libs probe (libs.cpp, libs_copies.cpp, libs_resolve.cpp).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "facts/facts.hpp"
+#include "loader/loader.hpp"
+#include "probe/libs_catalog.hpp"
+
+namespace cd {
+
+// Where a directory belongs: a python env's site-packages, a toolkit, a conda env.
+struct LibPlace {
+  std::string prefix;      // directory prefix (in-root)
+  std::string kind;        // "wheel", "bundled", "toolkit", "conda"
+  std::string label;       // "/opt/torch/.venv", "/usr/local/cuda-13.0"
+  std::string dist_info_dir;  // where *.dist-info directories live ("" = none)
+};
+
+struct DistOwner {
+  std::string package;  // "nvidia-cudnn-cu13"
+  std::string version;  // "9.19.0.56"
+  std::string dist_info;  // "nvidia_cudnn_cu13-9.19.0.56.dist-info"
+};
+
+struct LibsProbe {
+  LoaderSystem& sys;
+  const Facts& facts;
+  std::vector<LibPlace> places;
+  std::map<std::string, std::map<std::string, DistOwner>> owners;  // dist_info_dir → file basename → owner
+  std::map<std::string, std::map<std::string, std::string>> toolkit_versions;  // toolkit root → key → version
+  std::vector<ProbeNote> notes;
+
+  const LibPlace* place_of(const std::string& path) const;
+  const DistOwner* owner_of(const LibPlace& place, const std::string& basename);
+  const std::string* toolkit_version(const std::string& root, const std::string& key);
+};
+
+// Every copy of a tracked CUDA library reachable from the usual directories.
+std::vector<LibraryCopy> find_library_copies(LibsProbe& p);
+// What each framework (and a program without RPATH) resolves the tracked sonames to.
+std::vector<LibraryResolution> resolve_consumers(LibsProbe& p, const std::vector<LibraryCopy>& copies);
+
+}  // namespace cd

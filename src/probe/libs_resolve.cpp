@@ -1,0 +1,167 @@
+// Which copy of each CUDA library a framework gets: an emulated `import torch`
+// (libtorch_global_deps.so, then torch/_C*.so and its DT_NEEDED tree, then the
+// cuDNN sub-libraries libcudnn.so dlopens), jax's CUDA plugins, and a program
+// without RPATH (what LD_LIBRARY_PATH / ld.so.cache give everything else).
+#include <set>
+
+#include "probe/libs_internal.hpp"
+#include "util/strings.hpp"
+
+namespace cd {
+namespace {
+
+std::string dist_name(std::string_view req) {
+  std::string out;
+  for (char c : req) {
+    if (c == ' ' || c == ';' || c == '<' || c == '>' || c == '=' || c == '!' || c == '~' || c == '[' || c == '(') break;
+    out += (c == '_' || c == '.') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+const PythonPackage* package(const PythonEnv& env, const std::string& name) {
+  for (const auto& p : env.packages)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+// The framework's Requires-Dist entry that ships a family ("nvidia-cudnn-cu13==9.19.0.56").
+std::string provided_by(const PythonPackage* pkg, const CudaLibFamily& fam) {
+  if (!pkg) return "";
+  std::string toolkit;
+  for (const auto& req : pkg->requires_dist) {
+    std::string n = dist_name(req);
+    if (n.rfind(fam.wheel, 0) == 0) return req;
+    if (n == "cuda-toolkit" && !fam.toolkit_key.empty()) toolkit = req;  // cu13 wheels: one meta-package
+  }
+  return toolkit;
+}
+
+struct Consumer {
+  std::string label;
+  const PythonEnv* env = nullptr;
+  const PythonPackage* pkg = nullptr;
+  std::vector<std::string> preload_dirs;  // torch/__init__.py's fallback: <site-packages>/nvidia/*/lib
+};
+
+void record(LibsProbe& p, const Process& proc, const Consumer& c, std::vector<LibraryResolution>& out) {
+  std::set<std::string> seen;
+  for (const auto& req : proc.requests()) {
+    const LoadedObject* obj = req.object >= 0 ? &proc.objects()[req.object] : nullptr;
+    std::string soname = obj && !obj->soname.empty() ? obj->soname : path_basename(req.name);
+    const CudaLibFamily* fam = cuda_lib_family(soname);
+    if (!fam || !seen.insert(soname).second) continue;  // the first request decides, process-wide
+    LibraryResolution r;
+    r.consumer = c.label;
+    r.env = c.env ? c.env->prefix : "";
+    r.requested_by = req.requester >= 0 ? proc.objects()[req.requester].path : "dlopen";
+    r.name = fam->name;
+    r.soname = soname;
+    r.via = via_name(req.how.via);
+    r.detail = req.how.detail;
+    if (obj) {
+      r.path = obj->path;
+      r.realpath = obj->realpath;
+    }
+    for (size_t i = 0; i < req.how.tried.size() && i < 12; ++i) r.tried.push_back(req.how.tried[i]);
+    if (!obj && req.how.via == Via::not_found) {
+      for (const auto& dir : c.preload_dirs) {
+        std::string cand = path_join(dir, soname);
+        if (!p.sys.is_file(cand)) continue;
+        r.path = cand;
+        r.realpath = p.sys.realpath(cand);
+        r.via = "preload by torch/__init__.py";
+        r.detail = "torch/__init__.py _preload_cuda_deps globs sys.path for nvidia/*/lib when the loader fails";
+        break;
+      }
+    }
+    r.provided_by = provided_by(c.pkg, *fam);
+    out.push_back(std::move(r));
+  }
+}
+
+// cuDNN 9's libcudnn.so is a shim that dlopens its sub-libraries by soname.
+void load_cudnn_sublibs(Process& proc) {
+  for (size_t i = 0; i < proc.objects().size(); ++i) {
+    const std::string so = proc.objects()[i].soname;
+    if (so.rfind("libcudnn.so.", 0) != 0) continue;
+    std::string major = so.substr(12);
+    for (const char* sub : {"graph", "engines_precompiled", "engines_runtime_compiled", "heuristic", "ops", "cnn", "adv"})
+      proc.dlopen(std::string("libcudnn_") + sub + ".so." + major, static_cast<int>(i));
+    return;
+  }
+}
+
+void torch_consumer(LibsProbe& p, const PythonEnv& env, const std::string& sp, std::vector<LibraryResolution>& out) {
+  const Root& root = p.sys.root();
+  std::string torch = path_join(sp, "torch");
+  std::string lib = path_join(torch, "lib");
+  if (!p.sys.is_file(path_join(lib, "libtorch_cuda.so"))) return;  // CPU build or no torch here
+  Consumer c;
+  c.env = &env;
+  c.pkg = package(env, "torch");
+  std::string version = !env.torch.version.empty() ? env.torch.version : c.pkg ? c.pkg->version : "";
+  c.label = "torch " + (version.empty() ? std::string("?") : version) + " (" + (env.prefix.empty() ? sp : env.prefix) + ")";
+  if (root.read(path_join(torch, "__init__.py"), 1u << 20).value_or("").find("_preload_cuda_deps") != std::string::npos)
+    for (const auto& s : env.site_packages)
+      for (const auto& sub : root.list(path_join(s, "nvidia"))) c.preload_dirs.push_back(path_join(s, "nvidia/" + sub + "/lib"));
+
+  Process proc(p.sys, env.interpreter);
+  std::string global_deps = path_join(lib, "libtorch_global_deps.so");
+  if (p.sys.is_file(global_deps)) proc.dlopen(global_deps);  // ctypes.CDLL(..., RTLD_GLOBAL) in torch/__init__.py
+  auto ext = root.glob(torch, "_C.*.so");
+  if (ext.empty()) ext = root.glob(torch, "_C*.so");
+  if (!ext.empty()) proc.dlopen(ext.front());  // from torch._C import *
+  if (proc.find("libtorch_cuda.so") < 0) proc.dlopen(path_join(lib, "libtorch_cuda.so"));
+  load_cudnn_sublibs(proc);
+  record(p, proc, c, out);
+}
+
+void jax_consumers(LibsProbe& p, const PythonEnv& env, const std::string& sp, std::vector<LibraryResolution>& out) {
+  const Root& root = p.sys.root();
+  std::string plugins = path_join(sp, "jax_plugins");
+  for (const auto& d : root.list(plugins)) {
+    if (d.find("cuda") == std::string::npos) continue;
+    for (const auto& so : root.glob(path_join(plugins, d), "*.so")) {
+      Consumer c;
+      c.env = &env;
+      c.label = "jax plugin " + d + " (" + (env.prefix.empty() ? sp : env.prefix) + ")";
+      for (const auto& pkg : env.packages)
+        if (pkg.name.rfind("jax-cuda", 0) == 0 && pkg.name.find("plugin") != std::string::npos) c.pkg = &pkg;
+      Process proc(p.sys, env.interpreter);
+      proc.dlopen(so);
+      record(p, proc, c, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<LibraryResolution> resolve_consumers(LibsProbe& p, const std::vector<LibraryCopy>& copies) {
+  std::vector<LibraryResolution> out;
+  for (const auto& env : p.facts.pythons)
+    for (const auto& sp : env.site_packages) {
+      torch_consumer(p, env, sp, out);
+      jax_consumers(p, env, sp, out);
+    }
+
+  // Everything else (a program or extension without RPATH): LD_LIBRARY_PATH, ld.so.cache, default dirs.
+  Process plain(p.sys, "");
+  std::set<std::string> sonames;
+  for (const auto& c : copies) {
+    if (c.origin.rfind("torch/lib", 0) == 0 || !sonames.insert(c.soname).second) continue;
+    Resolution r = plain.search(c.soname, -1);
+    LibraryResolution lr;
+    lr.consumer = "programs without RPATH";
+    lr.name = c.name;
+    lr.soname = c.soname;
+    lr.path = r.path;
+    lr.realpath = r.path.empty() ? "" : p.sys.realpath(r.path);
+    lr.via = via_name(r.via);
+    lr.detail = r.detail;
+    out.push_back(std::move(lr));
+  }
+  return out;
+}
+
+}  // namespace cd
