@@ -1,5 +1,7 @@
 #pragma once
-// Layer 3: kernel images found inside binaries (scan), and the verdict per GPU.
+// Layer 3: kernel images found inside binaries (src/binary scan), kept small: the
+// distinct images of each binary and the distinct container shapes ("groups"), so
+// the verdict per container can be recomputed from facts alone (rules/arch.cpp).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,34 +12,54 @@
 namespace cd {
 
 struct KernelImage {
-  std::string kind;         // "sass" | "ptx"
+  std::string kind;         // "sass" | "ptx" | "nvvm_ir" | "unknown"
   int arch = 0;             // 90 for sm_90 / compute_90
   std::string suffix;       // "" | "a" | "f"
-  int ptx_major = 0;        // PTX ISA version (PTX entries)
+  int ptx_major = 0;        // PTX ISA version (PTX entries); SASS: 0
   int ptx_minor = 0;
-  std::string compression;  // "none" | "lz4" | "zstd"
-  uint64_t size = 0;               // bytes in the file
-  uint64_t uncompressed_size = 0;
-  std::vector<std::string> kernels;  // --kernels only
+  std::string compression;  // "none" | "lz4" | "zstd" | "legacy"
+  int count = 0;                   // entries with this identity (one per container at most)
+  uint64_t size = 0;               // bytes in the file, all entries
+  uint64_t uncompressed_size = 0;  // all entries (0 when stored uncompressed)
+
+  // "sm_90a" / "compute_90"
+  std::string name() const {
+    return (kind == "sass" ? "sm_" : "compute_") + std::to_string(arch) + suffix;
+  }
 };
-CD_JSON(KernelImage, kind, arch, suffix, ptx_major, ptx_minor, compression, size, uncompressed_size, kernels)
+CD_JSON(KernelImage, kind, arch, suffix, ptx_major, ptx_minor, compression, count, size, uncompressed_size)
+
+// Containers (one per translation unit, loaded as one module) that hold the same images.
+struct ContainerGroup {
+  int count = 0;                     // containers of this shape
+  std::vector<int> images;           // indices into BinaryScan::images
+  std::vector<std::string> kernels;  // --kernels: kernel names in these containers
+};
+CD_JSON(ContainerGroup, count, images, kernels)
 
 struct GpuVerdict {
-  std::string gpu;      // "sm_90" (and the GPU's name when known)
+  std::string gpu;      // "sm_90" (and the GPU's name when known: "sm_90 (NVIDIA H200)")
+  int sm = 0;
   std::string verdict;  // native | jit | no_kernel_image | ptx_too_new | compression_unsupported | no_cuda_code
   std::string detail;   // "needs sm_90 SASS or compute_≤90 PTX; has sm_75"
   int containers_failing = 0;  // containers that cannot serve this GPU
+  int containers_jit = 0;      // containers served only by PTX JIT
+  std::vector<std::string> kernels_failing;  // --kernels: kernels that would not run
 };
-CD_JSON(GpuVerdict, gpu, verdict, detail, containers_failing)
+CD_JSON(GpuVerdict, gpu, sm, verdict, detail, containers_failing, containers_jit, kernels_failing)
 
 struct BinaryScan {
   std::string path;
-  std::string package;  // "torch", "nvidia-cublas", "" when unknown
-  std::string error;    // "malformed fatbin in FILE at offset X: …"
+  std::string package;  // "torch", "nvidia/cublas", "CUDA toolkit", "" when unknown
+  std::string format;   // "shared library" | "executable" | "object" | "archive" | "cubin" | "fatbin" | "ptx"
+  uint64_t file_size = 0;
+  std::string error;               // could not read it at all
+  std::vector<std::string> notes;  // "malformed fatbin in FILE at offset X: …"
   int containers = 0;
-  std::vector<KernelImage> images;  // distinct images (all containers); per container with -v
-  std::vector<GpuVerdict> verdicts;
+  std::vector<KernelImage> images;     // distinct images over all containers
+  std::vector<ContainerGroup> groups;  // distinct container shapes
+  std::vector<GpuVerdict> verdicts;    // filled by scan for its targets; check recomputes in rules
 };
-CD_JSON(BinaryScan, path, package, error, containers, images, verdicts)
+CD_JSON(BinaryScan, path, package, format, file_size, error, notes, containers, images, groups, verdicts)
 
 }  // namespace cd

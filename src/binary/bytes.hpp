@@ -1,0 +1,24 @@
+#pragma once
+// Bounds-checked little-endian reads from untrusted bytes (fatbin and ELF data).
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+namespace cd::bin {
+
+static_assert(std::endian::native == std::endian::little, "fatbin fields are read in host byte order");
+
+using Bytes = std::span<const uint8_t>;
+
+// True when [off, off+len) lies inside a buffer of `size` bytes (no overflow).
+inline bool fits(uint64_t size, uint64_t off, uint64_t len) { return off <= size && len <= size - off; }
+
+template <class T>
+T load(Bytes b, uint64_t off) {  // caller checked fits(b.size(), off, sizeof(T))
+  T v;
+  std::memcpy(&v, b.data() + off, sizeof v);
+  return v;
+}
+
+}  // namespace cd::bin

@@ -1,0 +1,133 @@
+#include "binary/fatbin.hpp"
+
+#include <fmt/format.h>
+
+namespace cd::bin {
+namespace {
+
+constexpr uint64_t kContainerHeader = 16;
+constexpr uint64_t kMinEntryHeader = 64;
+constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagLegacy = 0x1000;
+constexpr uint64_t kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
+
+EntryKind kind_of(uint16_t raw) {
+  switch (raw) {
+    case 1: return EntryKind::ptx;
+    case 2: return EntryKind::sass;
+    case 8: return EntryKind::nvvm_ir;
+    default: return EntryKind::unknown;
+  }
+}
+
+Compression compression_of(uint64_t flags) {
+  if (flags & kFlagZstd) return Compression::zstd;
+  if (flags & kFlagLz4) return Compression::lz4;
+  if (flags & kFlagLegacy) return Compression::legacy;
+  return Compression::none;
+}
+
+FatbinEntry read_entry(Bytes b, uint64_t q) {
+  FatbinEntry e;
+  e.offset = q;
+  e.raw_kind = load<uint16_t>(b, q + 0x00);
+  e.kind = kind_of(e.raw_kind);
+  e.header_size = load<uint32_t>(b, q + 0x04);
+  e.payload_size = load<uint64_t>(b, q + 0x08);
+  e.compressed_size = load<uint32_t>(b, q + 0x10);
+  e.minor = load<uint16_t>(b, q + 0x18);
+  e.major = load<uint16_t>(b, q + 0x1A);
+  e.arch = static_cast<int>(load<uint32_t>(b, q + 0x1C));
+  e.flags = load<uint64_t>(b, q + 0x28);
+  e.uncompressed_size = load<uint64_t>(b, q + 0x38);
+  e.suffix = (e.flags & kFlagArchSpecific) ? 'a' : (e.flags & kFlagFamily) ? 'f' : 0;
+  e.compression = compression_of(e.flags);
+  return e;
+}
+
+// Parses the entries of one container in [begin, end); returns false on a bad entry.
+bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, std::vector<ParseNote>& notes) {
+  uint64_t q = begin;
+  while (q < end) {
+    if (!fits(end, q, kMinEntryHeader)) {
+      notes.push_back({q, fmt::format("entry header truncated ({} bytes left in container)", end - q)});
+      return false;
+    }
+    FatbinEntry e = read_entry(b, q);
+    if (e.header_size < kMinEntryHeader || !fits(end, q, e.header_size)) {
+      notes.push_back({q, fmt::format("bad entry header size {}", e.header_size)});
+      return false;
+    }
+    if (!fits(end, q + e.header_size, e.payload_size)) {
+      notes.push_back({q, fmt::format("entry payload of {} bytes runs past the container end", e.payload_size)});
+      return false;
+    }
+    if (e.compression != Compression::none && e.compressed_size > e.payload_size) {
+      notes.push_back({q, fmt::format("compressed size {} exceeds payload size {}", e.compressed_size, e.payload_size)});
+      return false;
+    }
+    c.entries.push_back(e);
+    q += e.header_size + e.payload_size;
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* kind_name(EntryKind k) {
+  switch (k) {
+    case EntryKind::ptx: return "ptx";
+    case EntryKind::sass: return "sass";
+    case EntryKind::nvvm_ir: return "nvvm_ir";
+    case EntryKind::unknown: break;
+  }
+  return "unknown";
+}
+
+const char* compression_name(Compression c) {
+  switch (c) {
+    case Compression::none: return "none";
+    case Compression::lz4: return "lz4";
+    case Compression::zstd: return "zstd";
+    case Compression::legacy: return "legacy";
+  }
+  return "none";
+}
+
+std::string entry_arch_name(const FatbinEntry& e) {
+  const char* prefix = e.kind == EntryKind::sass ? "sm_" : "compute_";
+  return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
+}
+
+FatbinParse parse_fatbin(Bytes b) {
+  FatbinParse out;
+  uint64_t p = 0;
+  while (fits(b.size(), p, kContainerHeader)) {
+    if (load<uint32_t>(b, p) != kFatbinMagic) {
+      p += 8;  // padding between containers is 8-byte aligned
+      continue;
+    }
+    uint16_t header_size = load<uint16_t>(b, p + 6);
+    uint64_t fat_size = load<uint64_t>(b, p + 8);
+    if (header_size < kContainerHeader || !fits(b.size(), p, header_size)) {
+      out.notes.push_back({p, fmt::format("bad container header size {}", header_size)});
+      p += 8;
+      continue;
+    }
+    uint64_t begin = p + header_size;
+    uint64_t end = begin + fat_size;
+    if (!fits(b.size(), begin, fat_size)) {
+      out.notes.push_back({p, fmt::format("container of {} bytes runs past the end ({} bytes left)", fat_size,
+                                          b.size() - begin)});
+      end = b.size();  // keep the entries that are complete
+    }
+    FatbinContainer c;
+    c.offset = p;
+    c.size = end - p;
+    read_entries(b, begin, end, c, out.notes);
+    out.containers.push_back(std::move(c));
+    p = end;  // > p: header_size >= 16
+  }
+  return out;
+}
+
+}  // namespace cd::bin

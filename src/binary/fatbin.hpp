@@ -1,0 +1,65 @@
+#pragma once
+// Fat binary containers (magic 0xBA55ED50) and their entries, read from headers only.
+// Layouts: ../shared/reference/fatbin_and_arch.md §1.2-1.4 (checked on CUDA 13.0 output).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "binary/bytes.hpp"
+
+namespace cd::bin {
+
+inline constexpr uint32_t kFatbinMagic = 0xBA55ED50u;
+inline constexpr uint32_t kWrapperMagic = 0x466243B1u;  // __fatBinC_Wrapper_t in .nvFatBinSegment
+
+enum class EntryKind { ptx, sass, nvvm_ir, unknown };
+enum class Compression { none, lz4, zstd, legacy };
+
+const char* kind_name(EntryKind k);          // "ptx" | "sass" | "nvvm_ir" | "unknown"
+const char* compression_name(Compression c);  // "none" | "lz4" | "zstd" | "legacy"
+
+struct FatbinEntry {
+  uint64_t offset = 0;  // of the entry header, in the scanned buffer
+  EntryKind kind = EntryKind::unknown;
+  uint16_t raw_kind = 0;
+  int arch = 0;          // 90 for sm_90 / compute_90
+  char suffix = 0;       // 0, 'a' (arch-specific) or 'f' (family)
+  int major = 0;         // PTX: ISA version; SASS: code version (1.7 ABI v1, 1.8 ABI v2)
+  int minor = 0;
+  Compression compression = Compression::none;
+  uint64_t flags = 0;
+  uint32_t header_size = 0;
+  uint64_t payload_size = 0;       // padded, in the file
+  uint32_t compressed_size = 0;    // exact compressed bytes; 0 when not compressed
+  uint64_t uncompressed_size = 0;
+  uint64_t payload_offset() const { return offset + header_size; }
+  // Bytes of payload data: compressed_size when compressed, else payload_size.
+  uint64_t data_size() const { return compression == Compression::none ? payload_size : compressed_size; }
+};
+
+struct FatbinContainer {
+  uint64_t offset = 0;  // of the container header, in the scanned buffer
+  uint64_t size = 0;    // header + entries
+  std::vector<FatbinEntry> entries;
+};
+
+// A problem met while parsing; `offset` is relative to the scanned buffer.
+struct ParseNote {
+  uint64_t offset = 0;
+  std::string message;
+};
+
+struct FatbinParse {
+  std::vector<FatbinContainer> containers;
+  std::vector<ParseNote> notes;
+};
+
+// Walks every container in `bytes` (a .nv_fatbin section or a .fatbin file) by the
+// sizes in their headers, looking for the next magic at 8-byte steps in between.
+// Never reads outside `bytes`; bad sizes end a container with a note.
+FatbinParse parse_fatbin(Bytes bytes);
+
+// "sm_90a", "compute_100f" (kind decides the prefix).
+std::string entry_arch_name(const FatbinEntry& e);
+
+}  // namespace cd::bin

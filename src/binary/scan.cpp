@@ -1,0 +1,137 @@
+#include "binary/scan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "util/strings.hpp"
+#include "util/thread_pool.hpp"
+#include "util/walk.hpp"
+
+namespace cd {
+namespace {
+
+using ImageKey = std::tuple<std::string, int, std::string, int, int, std::string>;
+
+ImageKey key_of(const bin::FatbinEntry& e) {
+  bool ptx = e.kind == bin::EntryKind::ptx;
+  return {bin::kind_name(e.kind), e.arch, e.suffix ? std::string(1, e.suffix) : "", ptx ? e.major : 0,
+          ptx ? e.minor : 0, bin::compression_name(e.compression)};
+}
+
+}  // namespace
+
+BinaryScan summarize(const std::string& path, bin::FileScan raw) {
+  BinaryScan out;
+  out.path = path;
+  out.package = package_of(path);
+  out.format = raw.format;
+  out.error = std::move(raw.error);
+  out.notes = std::move(raw.notes);
+  out.containers = static_cast<int>(raw.containers.size());
+  std::map<ImageKey, int> image_index;
+  std::map<std::vector<int>, int> group_index;
+  for (auto& c : raw.containers) {
+    std::vector<int> members;
+    for (const auto& e : c.entries) {
+      auto [it, fresh] = image_index.emplace(key_of(e), static_cast<int>(out.images.size()));
+      if (fresh) {
+        const auto& [kind, arch, suffix, major, minor, compression] = it->first;
+        out.images.push_back(KernelImage{kind, arch, suffix, major, minor, compression, 0, 0, 0});
+      }
+      KernelImage& img = out.images[it->second];
+      ++img.count;
+      img.size += e.data_size();
+      img.uncompressed_size += e.uncompressed_size;
+      members.push_back(it->second);
+    }
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    auto [git, gfresh] = group_index.emplace(members, static_cast<int>(out.groups.size()));
+    if (gfresh) out.groups.push_back(ContainerGroup{0, members, {}});
+    ContainerGroup& g = out.groups[git->second];
+    ++g.count;
+    g.kernels.insert(g.kernels.end(), std::make_move_iterator(c.kernels.begin()), std::make_move_iterator(c.kernels.end()));
+  }
+  for (auto& g : out.groups) {
+    std::sort(g.kernels.begin(), g.kernels.end());
+    g.kernels.erase(std::unique(g.kernels.begin(), g.kernels.end()), g.kernels.end());
+  }
+  return out;
+}
+
+BinaryScan scan_binary(const std::string& path, bool kernels) { return summarize(path, bin::scan_path(path, kernels)); }
+
+bool candidate_name(std::string_view name, bool executable) {
+  for (std::string_view ext : {".so", ".o", ".a", ".cubin", ".fatbin", ".ptx"})
+    if (name.ends_with(ext)) return true;
+  if (contains(name, ".so.")) return true;  // libcublas.so.13
+  // Executables without an extension (not scripts with one, e.g. foo.py / foo.sh).
+  return executable && name.find('.') == std::string_view::npos;
+}
+
+std::string package_of(const std::string& path) {
+  auto parts = split(path, '/');
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (parts[i] != "site-packages" && parts[i] != "dist-packages") continue;
+    std::string top = parts[i + 1];
+    if (top.ends_with(".libs")) top.resize(top.size() - 5);  // auditwheel's torch.libs
+    if (top == "nvidia" && i + 3 < parts.size()) return "nvidia/" + parts[i + 2];
+    return i + 2 < parts.size() ? top : "";  // a module file directly in site-packages
+  }
+  for (size_t i = 0; i + 1 < parts.size(); ++i)
+    if (parts[i].starts_with("cuda") && (parts[i + 1] == "lib64" || parts[i + 1] == "targets" || parts[i + 1] == "lib"))
+      return "CUDA toolkit /" + join(std::vector<std::string>(parts.begin(), parts.begin() + static_cast<long>(i) + 1), "/");
+  return "";
+}
+
+std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const ScanOptions& opts, ScanStats* stats) {
+  // Files named directly are always reported, even without CUDA code.
+  WalkOptions wo;
+  wo.want = candidate_name;
+  WalkResult walked = walk_files(paths, wo);
+  std::vector<bool> named(walked.files.size(), false);
+  for (size_t i = 0; i < walked.files.size(); ++i)
+    named[i] = std::find(paths.begin(), paths.end(), walked.files[i].path) != paths.end();
+
+  // Biggest files first, so the long ones start early on the thread pool.
+  std::vector<size_t> order(walked.files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return walked.files[a].size > walked.files[b].size; });
+
+  std::vector<BinaryScan> results(walked.files.size());
+  std::mutex progress_mutex;
+  size_t done = 0;
+  parallel_for(order.size(), opts.threads, [&](size_t k) {
+    size_t i = order[k];
+    results[i] = scan_binary(walked.files[i].path, opts.kernels);
+    if (opts.progress) {
+      std::lock_guard lock(progress_mutex);
+      opts.progress(++done, order.size(), walked.files[i].path);
+    }
+  });
+
+  if (stats) {
+    stats->files_examined = walked.files.size();
+    for (const auto& f : walked.files) stats->bytes += f.size;
+    stats->walk_errors = walked.errors;
+  }
+  std::vector<BinaryScan> out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    BinaryScan& r = results[i];
+    if (named[i] || r.containers > 0 || !r.notes.empty() || !r.error.empty()) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void judge_all(std::vector<BinaryScan>& scans, const std::vector<GpuTarget>& gpus, const DriverTarget& driver,
+               const ArchRules& rules) {
+  for (auto& s : scans) {
+    s.verdicts.clear();
+    for (const auto& gpu : gpus) s.verdicts.push_back(judge_binary(s, gpu, driver, rules));
+  }
+}
+
+}  // namespace cd

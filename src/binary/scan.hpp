@@ -1,0 +1,55 @@
+#pragma once
+// The reusable kernel-image scan (used by `scan`, by probe_binaries for `check`, and
+// available to `explain`):
+//
+//   ScanOptions opts;                                    // headers only, all cores
+//   std::vector<BinaryScan> found = scan_paths({"/opt/venv/lib/python3.12/site-packages"}, opts);
+//   judge_all(found, {{90, "NVIDIA H200"}}, {13000, "580.159.04"}, arch_rules(Kb::get()));
+//   // found[i].verdicts[0].verdict == "native" | "jit" | "no_kernel_image" | …
+//
+// Files named directly are always reported; files met inside directories only when
+// they carry CUDA code (or are malformed). Symlinks to the same file count once.
+// Malformed input never throws: it becomes BinaryScan::notes / ::error.
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binary/file_scan.hpp"
+#include "binary/verdict.hpp"
+#include "facts/binary.hpp"
+
+namespace cd {
+
+struct ScanOptions {
+  bool kernels = false;  // decompress and name the kernels of each container
+  size_t threads = 0;    // 0: one per core
+  // Called from worker threads (serialised) after each file.
+  std::function<void(size_t done, size_t total, const std::string& path)> progress;
+};
+
+struct ScanStats {
+  size_t files_examined = 0;  // candidate files opened
+  uint64_t bytes = 0;         // their total size
+  std::vector<std::string> walk_errors;
+};
+
+std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const ScanOptions& opts,
+                                   ScanStats* stats = nullptr);
+
+// One file (mmapped).
+BinaryScan scan_binary(const std::string& path, bool kernels);
+// Distinct images and container groups of a raw scan.
+BinaryScan summarize(const std::string& path, bin::FileScan raw);
+
+// Whether a name met while walking a directory may be a binary worth opening
+// (.so, .so.N, .o, .a, .cubin, .fatbin, .ptx, executables).
+bool candidate_name(std::string_view name, bool executable);
+// "torch", "nvidia/cublas", "CUDA toolkit /usr/local/cuda-13.0", "" from a path.
+std::string package_of(const std::string& path);
+
+// Fills each scan's verdicts, one per GPU.
+void judge_all(std::vector<BinaryScan>& scans, const std::vector<GpuTarget>& gpus, const DriverTarget& driver,
+               const ArchRules& rules);
+
+}  // namespace cd

@@ -1,0 +1,34 @@
+#pragma once
+// Collects the regular files under a set of paths: follows directory symlinks but
+// never enters the same directory twice (no loops), and lists each inode once,
+// preferring a real name over a symlink to it (libfoo.so.13 over libfoo.so).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cd {
+
+struct WalkedFile {
+  std::string path;  // as reached: root path joined with the names below it
+  uint64_t size = 0;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  bool via_symlink = false;  // the last name was a symlink
+};
+
+struct WalkOptions {
+  // Which files found inside directories to keep (files named directly are always kept).
+  std::function<bool(std::string_view name, bool executable)> want;
+  int max_depth = 64;
+};
+
+struct WalkResult {
+  std::vector<WalkedFile> files;
+  std::vector<std::string> errors;  // "PATH: No such file or directory"
+};
+
+WalkResult walk_files(const std::vector<std::string>& roots, const WalkOptions& opts);
+
+}  // namespace cd

@@ -1,0 +1,153 @@
+// Real fixtures built by the local nvcc 13.0: the scan must find exactly the
+// architectures, kinds and compressions the test asked nvcc for.
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "binary/scan.hpp"
+#include "binary/nvcc_fixtures.hpp"
+
+using namespace cd;
+
+namespace {
+
+#define NEED_NVCC()                                \
+  do {                                             \
+    if (!fx::have_nvcc()) {                        \
+      GTEST_SKIP() << "no nvcc at " << fx::kNvcc; \
+    }                                              \
+  } while (0)
+
+// "sm_90a", "compute_90" … of a scan.
+std::set<std::string> archs(const BinaryScan& s) {
+  std::set<std::string> out;
+  for (const auto& i : s.images) out.insert(i.name());
+  return out;
+}
+
+std::string compression_of(const BinaryScan& s, const std::string& name) {
+  for (const auto& i : s.images)
+    if (i.name() == name) return i.compression;
+  return "?";
+}
+
+}  // namespace
+
+TEST(NvccScan, GencodeSetWithArchAndFamilyTargets) {
+  NEED_NVCC();
+  std::string o = fx::object("multi", "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_90a,code=sm_90a "
+                                      "-gencode arch=compute_100f,code=sm_100f -gencode arch=compute_90,code=compute_90");
+  BinaryScan s = scan_binary(o, false);
+  EXPECT_EQ(s.format, "object");
+  EXPECT_TRUE(s.notes.empty()) << s.notes.at(0);
+  EXPECT_EQ(s.containers, 1);
+  EXPECT_EQ(archs(s), (std::set<std::string>{"sm_75", "sm_90a", "sm_100f", "compute_90"}));
+  for (const auto& i : s.images)
+    if (i.kind == "ptx") {
+      EXPECT_EQ(i.ptx_major * 10 + i.ptx_minor, 90) << "nvcc 13.0 emits PTX ISA 9.0";
+    }
+}
+
+TEST(NvccScan, PtxOnly) {
+  NEED_NVCC();
+  std::string o = fx::object("ptx80", "-gencode arch=compute_80,code=compute_80");
+  BinaryScan s = scan_binary(o, false);
+  EXPECT_EQ(archs(s), (std::set<std::string>{"compute_80"}));
+}
+
+// fatbin_and_arch.md §1.5 (measured on 13.0): none: nothing; speed: PTX LZ4;
+// size: everything zstd; default: PTX zstd, cubins raw.
+TEST(NvccScan, EveryCompressMode) {
+  NEED_NVCC();
+  struct Case {
+    std::string mode, sass, ptx;
+  };
+  for (const Case& c : {Case{"none", "none", "none"}, Case{"speed", "none", "lz4"}, Case{"size", "zstd", "zstd"},
+                        Case{"default", "none", "zstd"}}) {
+    std::string o = fx::object("compress_" + c.mode,
+                               "-gencode arch=compute_80,code=[sm_80,compute_80] -compress-mode=" + c.mode);
+    BinaryScan s = scan_binary(o, true);
+    EXPECT_EQ(archs(s), (std::set<std::string>{"sm_80", "compute_80"})) << c.mode;
+    EXPECT_EQ(compression_of(s, "sm_80"), c.sass) << c.mode;
+    EXPECT_EQ(compression_of(s, "compute_80"), c.ptx) << c.mode;
+    // --kernels decompresses one image per container and reads its symbols.
+    ASSERT_EQ(s.groups.size(), 1u);
+    EXPECT_EQ(s.groups[0].kernels, (std::vector<std::string>{"_Z6kern_aPf", "_Z6kern_bPi"})) << c.mode;
+    EXPECT_TRUE(s.notes.empty()) << c.mode << ": " << s.notes.at(0);
+  }
+}
+
+TEST(NvccScan, KernelsFromPtxWhenNoSass) {
+  NEED_NVCC();
+  std::string o = fx::object("ptx80", "-gencode arch=compute_80,code=compute_80");
+  BinaryScan s = scan_binary(o, true);
+  ASSERT_EQ(s.groups.size(), 1u);
+  EXPECT_EQ(s.groups[0].kernels, (std::vector<std::string>{"_Z6kern_aPf", "_Z6kern_bPi"}));
+}
+
+TEST(NvccScan, RdcObjectAndStaticArchive) {
+  NEED_NVCC();
+  std::string rdc = fx::object("rdc", "-rdc=true -gencode arch=compute_86,code=sm_86");
+  BinaryScan s = scan_binary(rdc, false);
+  EXPECT_EQ(archs(s), (std::set<std::string>{"sm_86"})) << "__nv_relfatbin section";
+  std::string plain = fx::object("plain89", "-gencode arch=compute_89,code=sm_89");
+  ASSERT_FALSE(plain.empty());
+  std::string lib = fx::build("libk.a", "ar rcs \"$OUT\" rdc.o plain89.o");
+  BinaryScan a = scan_binary(lib, false);
+  EXPECT_EQ(a.format, "archive");
+  EXPECT_EQ(a.containers, 2);
+  EXPECT_EQ(archs(a), (std::set<std::string>{"sm_86", "sm_89"}));
+}
+
+TEST(NvccScan, ExecutableAndSharedLibrary) {
+  NEED_NVCC();
+  std::string exe = fx::build("kexe", std::string(fx::kNvcc) + " -DWITH_MAIN k.cu -o \"$OUT\" -gencode arch=compute_120,code=sm_120");
+  BinaryScan e = scan_binary(exe, false);
+  EXPECT_EQ(archs(e), (std::set<std::string>{"sm_120"}));
+  EXPECT_NE(e.format, "object");
+  std::string so = fx::shared("libk75", "-gencode arch=compute_75,code=sm_75");
+  BinaryScan l = scan_binary(so, false);
+  EXPECT_EQ(l.format, "shared library");
+  EXPECT_EQ(archs(l), (std::set<std::string>{"sm_75"}));
+}
+
+TEST(NvccScan, BareCubinFatbinAndPtxFiles) {
+  NEED_NVCC();
+  std::string cubin = fx::build("k90a.cubin", std::string(fx::kNvcc) + " -cubin -arch=sm_90a k.cu -o \"$OUT\"");
+  BinaryScan c = scan_binary(cubin, true);
+  EXPECT_EQ(c.format, "cubin");
+  EXPECT_EQ(archs(c), (std::set<std::string>{"sm_90a"})) << ".nv.compat attribute 9 marks 'a'";
+  ASSERT_EQ(c.groups.size(), 1u);
+  EXPECT_EQ(c.groups[0].kernels.size(), 2u);
+  std::string cubin103 = fx::build("k103.cubin", std::string(fx::kNvcc) + " -cubin -arch=sm_103 k.cu -o \"$OUT\"");
+  EXPECT_EQ(archs(scan_binary(cubin103, false)), (std::set<std::string>{"sm_103"}));
+
+  std::string fatbin = fx::build("k.fatbin", std::string(fx::kNvcc) +
+                                                 " -fatbin k.cu -o \"$OUT\" -gencode arch=compute_89,code=sm_89 "
+                                                 "-gencode arch=compute_120,code=compute_120");
+  BinaryScan f = scan_binary(fatbin, false);
+  EXPECT_EQ(f.format, "fatbin");
+  EXPECT_EQ(archs(f), (std::set<std::string>{"sm_89", "compute_120"}));
+
+  std::string ptx = fx::build("k.ptx", std::string(fx::kNvcc) + " -ptx -arch=compute_90 k.cu -o \"$OUT\"");
+  BinaryScan p = scan_binary(ptx, true);
+  EXPECT_EQ(p.format, "ptx");
+  EXPECT_EQ(archs(p), (std::set<std::string>{"compute_90"}));
+}
+
+TEST(NvccScan, DirectoryWalkDedupesSymlinksAndSurvivesLoops) {
+  NEED_NVCC();
+  std::string so = fx::shared("libk75", "-gencode arch=compute_75,code=sm_75");
+  ASSERT_FALSE(so.empty());
+  std::string d = fx::dir() + "/walk";
+  std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "/sub' && cp '" + so + "' '" + d + "/libk.so.1' && ln -s libk.so.1 '" +
+               d + "/libk.so' && ln -s .. '" + d + "/sub/loop' && echo 'print(1)' > '" + d + "/x.py'")
+                  .c_str());
+  ScanStats stats;
+  auto found = scan_paths({d}, ScanOptions{}, &stats);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].path, d + "/libk.so.1") << "the real name wins over the symlink";
+  EXPECT_EQ(stats.files_examined, 1u) << "x.py is never opened";
+}
