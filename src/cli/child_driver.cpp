@@ -1,7 +1,36 @@
+// `cuda-doctor __driver`: the isolated child the driver probe runs (probe/driver.cpp).
+// It asks NVML and the driver API and prints JSON lines: {"stage": …} before each
+// stage and {"facts": …} after it, flushed at once, so a parent that has to kill a
+// hung child still gets what was learned and the stage it hung in.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/options.hpp"
+#include "gpu/driver_query.hpp"
+#include "util/errors.hpp"
 
 namespace cd {
+namespace {
 
-int child_driver_main(const std::vector<std::string>&) { return 3; }
+void emit(const nlohmann::json& line) {
+  std::string text = line.dump() + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int child_driver_main(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    std::fprintf(stderr, "cuda-doctor __driver takes no arguments\n");
+    return exit_code::cannot_run;
+  }
+  gpu::QueryProgress progress;
+  progress.stage = [](std::string_view s) { emit({{"stage", s}}); };
+  progress.partial = [](const DriverFacts& d) { emit({{"facts", d}}); };
+  gpu::query_driver(progress);
+  return exit_code::ok;
+}
 
 }  // namespace cd

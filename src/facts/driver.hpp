@@ -14,8 +14,11 @@ struct DriverLibrary {
   std::string path;     // in-root path of the versioned file
   std::string version;  // from the file name: libcuda.so.580.159.04 -> 580.159.04
   bool stub = false;    // a toolkit stub (…/stubs/libcuda.so)
+  bool compat = false;  // a cuda-compat forward-compatibility copy (…/compat/libcuda.so.X)
+  bool linked = false;  // the soname link (libcuda.so.1) in its directory points at this file
+  std::string found_via;  // "default dir", "ld.so.conf", "LD_LIBRARY_PATH"
 };
-CD_JSON(DriverLibrary, kind, path, version, stub)
+CD_JSON(DriverLibrary, kind, path, version, stub, compat, linked, found_via)
 
 struct PciGpu {
   std::string address;    // 0000:3b:00.0
@@ -41,14 +44,16 @@ struct GpuInfo {
   std::string mig_mode;          // "enabled" / "disabled" / "" (not supported)
   int64_t ecc_uncorrected_volatile = -1;  // -1: not available
   int64_t ecc_corrected_volatile = -1;
-  int64_t retired_pages_pending = -1;
+  int64_t retired_pages_pending = -1;    // 1: pages retired, a reset/reboot pending (pre-Ampere)
+  int64_t remapped_rows_pending = -1;    // 1: rows remapped, a reset pending (Ampere and later)
+  int64_t remapping_failed = -1;         // 1: row remapping failed (the GPU needs service)
   int pcie_gen_current = 0, pcie_gen_max = 0;
   int pcie_width_current = 0, pcie_width_max = 0;
   std::string sm() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 };
 CD_JSON(GpuInfo, nvml_index, cuda_index, name, uuid, pci_bus_id, cc_major, cc_minor, memory_total_mib, memory_used_mib,
         multiprocessors, persistence_mode, compute_mode, mig_mode, ecc_uncorrected_volatile, ecc_corrected_volatile,
-        retired_pages_pending, pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max)
+        retired_pages_pending, remapped_rows_pending, remapping_failed, pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max)
 
 struct GpuProcess {
   int pid = 0;
@@ -70,11 +75,14 @@ struct DriverFacts {
   std::string nvml_driver_version;
   int nvml_status = -1;  // nvmlInit result: 0 ok, -1 not tried
   std::string nvml_error;
+  std::string nvml_library;     // which libnvidia-ml the child loaded
+  int nvml_cuda_driver_version = 0;  // nvmlSystemGetCudaDriverVersion_v2
   // Driver API, queried in a child process.
   int cuda_driver_version = 0;  // cuDriverGetVersion: 13000
   int cu_init_status = -1;      // cuInit result: 0 ok, -1 not tried
   std::string cu_init_error;    // "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
-  std::string libcuda_loaded;   // which libcuda.so.1 the loader picked (dladdr)
+  std::string libcuda_loaded;   // which libcuda.so.1 the loader picked (dlinfo)
+  int cuda_device_count = -1;   // cuDeviceGetCount under this CUDA_VISIBLE_DEVICES; -1 not asked
   std::string query_error;      // the child failed: "timed out after 10 s", "killed by SIGSEGV"
   std::vector<GpuInfo> gpus;
   std::vector<PciGpu> pci_gpus;  // NVIDIA devices on the PCI bus (vendor 0x10de)
@@ -82,16 +90,31 @@ struct DriverFacts {
   std::vector<std::string> device_nodes;  // /dev/nvidia0, /dev/nvidiactl, /dev/nvidia-uvm …
 };
 CD_JSON(DriverFacts, module_loaded, module_version, module_version_source, libraries, nvml_driver_version, nvml_status,
-        nvml_error, cuda_driver_version, cu_init_status, cu_init_error, libcuda_loaded, query_error, gpus, pci_gpus,
-        processes, device_nodes)
+        nvml_error, nvml_library, nvml_cuda_driver_version, cuda_driver_version, cu_init_status, cu_init_error,
+        libcuda_loaded, cuda_device_count, query_error, gpus, pci_gpus, processes, device_nodes)
+
+// A directory on the library search path that holds something notable (a stub libcuda,
+// a cuda-compat libcuda).
+struct SearchPathDir {
+  std::string dir;
+  std::string via;                  // "LD_LIBRARY_PATH", "/etc/ld.so.conf.d/cuda.conf"
+  std::vector<std::string> files;   // "libcuda.so", "libcuda.so.1"
+};
+CD_JSON(SearchPathDir, dir, via, files)
 
 struct PlatformFacts {
   std::string container;  // "docker" / "podman" / "kubernetes" / "" (none detected)
   std::string container_evidence;
   bool wsl = false;
+  int wsl_version = 0;       // 1 or 2 (from /proc/version)
+  std::string wsl_evidence;
   bool wsl_lib_dir = false;  // /usr/lib/wsl/lib present
+  bool dev_dxg = false;      // /dev/dxg (WSL2 GPU paravirtualisation) present
   std::vector<std::string> stub_dirs_on_search_path;  // toolkit stubs/ dirs on LD_LIBRARY_PATH or ld.so.conf
+  std::vector<SearchPathDir> stub_dirs;    // the same, with how each is reached and its files
+  std::vector<SearchPathDir> compat_dirs;  // cuda-compat dirs (…/compat) on the search path
 };
-CD_JSON(PlatformFacts, container, container_evidence, wsl, wsl_lib_dir, stub_dirs_on_search_path)
+CD_JSON(PlatformFacts, container, container_evidence, wsl, wsl_version, wsl_evidence, wsl_lib_dir, dev_dxg,
+        stub_dirs_on_search_path, stub_dirs, compat_dirs)
 
 }  // namespace cd

@@ -1,7 +1,83 @@
+// The driver probe: files first (they work when the driver does not), then NVML and the
+// driver API in a child process with a timeout, so a hung or crashing driver becomes
+// DriverFacts::query_error instead of a hung or crashed tool.
+#include <nlohmann/json.hpp>
+
+#include "probe/driver_probe.hpp"
 #include "probe/probe.hpp"
+#include "util/strings.hpp"
 
 namespace cd {
 
-void probe_driver(Facts&, const ProbeOptions&) {}
+ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+  ProcessOptions p;
+  p.timeout = timeout;
+  p.max_output = 4u << 20;
+  return run_process(argv, p);
+}
+
+DriverFacts driver_facts_from_child(const ProcessResult& r) {
+  DriverFacts facts;
+  std::string stage;     // the stage the child was in when its output ended
+  bool got_facts = false;
+  for (const auto& line : split(r.out, '\n')) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;
+    if (j.contains("stage") && j["stage"].is_string()) {
+      stage = j["stage"].get<std::string>();
+    } else if (j.contains("facts")) {
+      try {
+        facts = j["facts"].get<DriverFacts>();
+        got_facts = true;
+        stage.clear();
+      } catch (const std::exception&) {
+        // A torn or foreign line: keep the previous answer.
+      }
+    }
+  }
+  if (!r.started) {
+    facts.query_error = "could not start the driver query: " + r.start_error;
+  } else if (!r.ok()) {
+    std::string err(trim(r.err));
+    if (auto nl = err.rfind('\n'); nl != std::string::npos) err = err.substr(nl + 1);
+    facts.query_error = "driver query " + r.describe() + (stage.empty() ? "" : " in " + stage) +
+                        (err.empty() ? "" : " (" + err + ")");
+  } else if (!got_facts) {
+    facts.query_error = "driver query gave no answer";
+  }
+  return facts;
+}
+
+void merge_driver_query(DriverFacts& d, DriverFacts q) {
+  d.nvml_driver_version = std::move(q.nvml_driver_version);
+  d.nvml_status = q.nvml_status;
+  d.nvml_error = std::move(q.nvml_error);
+  d.nvml_library = std::move(q.nvml_library);
+  d.nvml_cuda_driver_version = q.nvml_cuda_driver_version;
+  d.cuda_driver_version = q.cuda_driver_version;
+  d.cu_init_status = q.cu_init_status;
+  d.cu_init_error = std::move(q.cu_init_error);
+  d.libcuda_loaded = std::move(q.libcuda_loaded);
+  d.cuda_device_count = q.cuda_device_count;
+  d.query_error = std::move(q.query_error);
+  d.gpus = std::move(q.gpus);
+  d.processes = std::move(q.processes);
+}
+
+void probe_driver(Facts& facts, const ProbeOptions& opts) {
+  DriverFacts& d = facts.driver;
+  probe_driver_module(d, opts.root);
+  probe_driver_libraries(d, opts.root, opts.env);
+  probe_pci_gpus(d, opts.root);
+  probe_device_nodes(d, opts.root);
+  if (!opts.root.is_host()) {
+    // Another root's driver cannot be asked: the live driver belongs to this machine.
+    facts.notes.push_back({"driver", "NVML and the driver API were not queried (--root reads files only)"});
+    return;
+  }
+  merge_driver_query(d, driver_facts_from_child(run_driver_child({self_exe(), "__driver"}, opts.timeout)));
+  probe_gpu_processes(d, opts.root);
+  if (!d.query_error.empty()) facts.notes.push_back({"driver", d.query_error});
+}
 
 }  // namespace cd

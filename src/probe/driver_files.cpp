@@ -1,0 +1,159 @@
+// The driver probe's file-based half: kernel module, driver libraries, PCI devices,
+// device nodes, process liveness. Works when NVML fails (that is when it matters).
+#include <algorithm>
+#include <set>
+
+#include "probe/driver_probe.hpp"
+#include "util/strings.hpp"
+#include "util/version.hpp"
+
+namespace cd {
+namespace {
+
+// Directories the loader searches without configuration, plus where driver packages and
+// container runtimes put the user-space driver.
+constexpr const char* kDefaultDirs[] = {
+    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+    "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+    "/usr/lib/x86_64-linux-gnu/nvidia/current",  // Debian's nvidia-driver packages
+    "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",  // NVIDIA container images
+    "/usr/lib/wsl/lib",                                  // WSL2
+};
+
+void read_ld_so_conf(const Root& root, const std::string& file, std::vector<LibDir>& out, int depth) {
+  if (depth > 8) return;
+  auto text = root.read(file);
+  if (!text) return;
+  for (const auto& raw : split(*text, '\n')) {
+    std::string line(trim(raw.substr(0, raw.find('#'))));
+    if (line.empty()) continue;
+    if (line.rfind("include", 0) == 0 && line.size() > 7 && std::isspace(static_cast<unsigned char>(line[7]))) {
+      std::string pattern(trim(line.substr(8)));
+      if (!pattern.empty() && pattern[0] != '/') pattern = path_join(path_dirname(file), pattern);
+      for (const auto& inc : root.glob(path_dirname(pattern), path_basename(pattern)))
+        read_ld_so_conf(root, inc, out, depth + 1);
+      continue;
+    }
+    out.push_back({path_normalize(line), file});
+  }
+}
+
+void add_library(DriverFacts& d, const Root& root, const std::string& dir, const std::string& via,
+                 const std::string& kind, const std::string& file, std::set<std::string>& seen) {
+  std::string path = path_join(dir, file);
+  std::string real = root.resolve(path).value_or(path);
+  if (!seen.insert(real).second) return;
+  DriverLibrary lib;
+  lib.kind = kind;
+  lib.path = path;
+  lib.version = library_file_version(file, kind);
+  lib.stub = contains(dir + "/", "/stubs/");
+  lib.compat = path_basename(dir) == "compat";
+  lib.found_via = via;
+  if (auto target = root.readlink(path_join(dir, kind + ".so.1")))
+    lib.linked = path_basename(*target) == file;
+  d.libraries.push_back(lib);
+}
+
+}  // namespace
+
+std::vector<LibDir> library_search_dirs(const Root& root, const std::map<std::string, std::string>& env) {
+  std::vector<LibDir> all;
+  if (auto it = env.find("LD_LIBRARY_PATH"); it != env.end())
+    for (const auto& dir : split(it->second, ':'))
+      if (!dir.empty()) all.push_back({path_normalize(dir), "LD_LIBRARY_PATH"});
+  read_ld_so_conf(root, "/etc/ld.so.conf", all, 0);
+  for (const char* dir : kDefaultDirs) all.push_back({dir, "default dir"});
+  std::vector<LibDir> out;
+  std::set<std::string> seen;
+  for (auto& d : all)
+    if (seen.insert(d.dir).second) out.push_back(std::move(d));
+  return out;
+}
+
+std::string parse_nvrm_version(const std::string& text) {
+  std::string first = text.substr(0, text.find('\n'));
+  for (const auto& word : split(first, ' ')) {
+    auto v = Version::parse(word);
+    if (v && v->parts.size() >= 2 && v->major() >= 100 && word.find_first_not_of("0123456789.") == std::string::npos)
+      return word;
+  }
+  return {};
+}
+
+std::string library_file_version(const std::string& file_name, const std::string& stem) {
+  std::string prefix = stem + ".so.";
+  if (file_name.rfind(prefix, 0) != 0) return {};
+  std::string rest = file_name.substr(prefix.size());
+  if (rest.empty() || rest.find_first_not_of("0123456789.") != std::string::npos) return {};
+  auto v = Version::parse(rest);
+  // Soname links (".so.1") and WSL's "libcuda.so.1.1" carry no driver version.
+  if (!v || v->parts.size() < 2 || v->major() < 100) return {};
+  return rest;
+}
+
+void probe_driver_module(DriverFacts& d, const Root& root) {
+  for (const char* file : {"/proc/driver/nvidia/version", "/sys/module/nvidia/version"}) {
+    auto text = root.read(file);
+    if (!text) continue;
+    d.module_loaded = true;
+    std::string v = std::string(file).rfind("/proc", 0) == 0 ? parse_nvrm_version(*text) : std::string(trim(*text));
+    if (!v.empty() && d.module_version.empty()) {
+      d.module_version = v;
+      d.module_version_source = file;
+    }
+  }
+}
+
+void probe_driver_libraries(DriverFacts& d, const Root& root, const std::map<std::string, std::string>& env) {
+  std::set<std::string> seen;
+  for (const auto& [dir, via] : library_search_dirs(root, env)) {
+    for (const char* kind : {"libcuda", "libnvidia-ml"}) {
+      for (const auto& host : root.glob(dir, std::string(kind) + ".so*")) {
+        std::string file = path_basename(host);
+        bool stub_file = file == std::string(kind) + ".so" && contains(dir + "/", "/stubs/");
+        if (stub_file || !library_file_version(file, kind).empty() ||
+            (file == std::string(kind) + ".so.1" && contains(dir + "/", "/stubs/")))
+          add_library(d, root, dir, via, kind, file, seen);
+      }
+    }
+  }
+}
+
+void probe_pci_gpus(DriverFacts& d, const Root& root) {
+  const std::string base = "/sys/bus/pci/devices";
+  for (const auto& addr : root.list(base)) {
+    std::string dev = path_join(base, addr);
+    auto vendor = root.read(path_join(dev, "vendor"), 64);
+    if (!vendor || to_lower(trim(*vendor)) != "0x10de") continue;
+    std::string cls = to_lower(trim(root.read(path_join(dev, "class"), 64).value_or("")));
+    if (cls.rfind("0x03", 0) != 0) continue;  // display / 3D controllers only (not NVSwitch, audio)
+    PciGpu g;
+    g.address = to_lower(addr);
+    g.device_id = to_lower(trim(root.read(path_join(dev, "device"), 64).value_or("")));
+    g.class_id = cls;
+    if (auto link = root.readlink(path_join(dev, "driver"))) g.driver = path_basename(*link);
+    d.pci_gpus.push_back(g);
+  }
+}
+
+void probe_device_nodes(DriverFacts& d, const Root& root) {
+  for (const auto& name : root.list("/dev"))
+    if (name.rfind("nvidia", 0) == 0) d.device_nodes.push_back("/dev/" + name);
+}
+
+void probe_gpu_processes(DriverFacts& d, const Root& root) {
+  for (auto& p : d.processes) {
+    std::string proc = "/proc/" + std::to_string(p.pid);
+    auto stat = root.read(proc + "/stat", 4096);
+    if (!stat) {
+      p.alive = false;
+      continue;
+    }
+    p.name = std::string(trim(root.read(proc + "/comm", 256).value_or("")));
+    auto close = stat->rfind(')');  // "pid (comm) S …": the state follows the last ')'
+    p.zombie = close != std::string::npos && close + 2 < stat->size() && (*stat)[close + 2] == 'Z';
+  }
+}
+
+}  // namespace cd
