@@ -1,9 +1,153 @@
+// `explain`: read a failing log (or run a command), name the causal error and the fix
+// for this machine. `cuda-doctor explain [FILE|-]`, `cuda-doctor explain -- CMD ARGS…`.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
 #include "cli/options.hpp"
+#include "explain/explain.hpp"
+#include "kb/kb.hpp"
+#include "report/report.hpp"
+#include "rules/rules.hpp"
+#include "util/errors.hpp"
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
 
 namespace cd {
+namespace {
 
-void register_explain(CLI::App& app, GlobalOptions&, int&) {
-  app.add_subcommand("explain", "(not built yet)");
+struct ExplainOptions {
+  std::vector<std::string> args;  // FILE / "-" / CMD ARGS…
+  bool no_probe = false;
+  bool findings_exit = false;
+};
+
+// CLI11 drops the "--" separator; whether it was there decides FILE vs command.
+bool command_mode(const std::vector<std::string>& args) {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::vector<std::string> argv = split(ss.str(), '\0', true);
+  bool after_explain = false;
+  for (const auto& a : argv) {
+    if (a == "explain") after_explain = true;
+    else if (after_explain && a == "--") return true;
+  }
+  return argv.empty() && args.size() > 1;  // no /proc: several words can only be a command
+}
+
+// Facts of the machine the log is joined with: --facts FILE, live probes, or none.
+Facts facts_for(const GlobalOptions& g, const ExplainOptions& o, bool have_events) {
+  if (!g.facts_file.empty()) return load_or_probe(g, [](const ProbeOptions&) { return Facts{}; });
+  if (o.no_probe || !have_events) return Facts{};
+  return load_or_probe(g, [](const ProbeOptions& p) { return probe_all(p); });
+}
+
+void print_report(const GlobalOptions& g, const Facts& facts, const Findings& findings) {
+  const LogFacts& log = facts.log;
+  if (g.json) {
+    print_out(render_json("explain", findings, {{"log", log}}) + "\n");
+    return;
+  }
+  std::string what = log.command.empty() ? log.source : join(log.command, " ");
+  if (g.markdown) {
+    std::string out = fmt::format("## cuda-doctor explain: `{}`\n\n{} lines read, {} signature matches.\n\n", what, log.lines,
+                                  log.events.size() + log.events_dropped);
+    out += findings.empty() ? "No known CUDA error signature found: nothing to explain.\n" : render_findings_markdown(findings);
+    print_out(out);
+    return;
+  }
+  ReportOptions r;
+  r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
+  r.verbose = g.verbose;
+  std::string out = fmt::format("cuda-doctor explain: {} ({} lines)\n\n", what, log.lines);
+  if (findings.empty()) {
+    out += "  No known CUDA error signature found: nothing to explain (cuda-doctor never guesses a cause).\n";
+  } else {
+    out += render_findings_text(findings, r);
+    out += "  " + summary_line(findings) + "\n";
+  }
+  print_out(out);
+}
+
+int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log) {
+  Facts facts = facts_for(g, o, !log.events.empty());
+  facts.log = std::move(log);
+  const Kb& kb = Kb::get();
+  Findings findings = without_ignored(log_rules(facts, kb), g.ignore);
+  print_report(g, facts, findings);
+  return exit_code_for(findings, g);
+}
+
+int explain_file(const GlobalOptions& g, const ExplainOptions& o) {
+  if (o.args.size() > 1) throw UsageError("explain takes one FILE (or -); to run a command use: cuda-doctor explain -- CMD ARGS…");
+  std::string path = o.args.empty() ? "-" : o.args.front();
+  if (path == "-" && isatty(STDIN_FILENO)) throw UsageError("explain: give a log FILE, pipe a log on stdin, or use -- CMD ARGS…");
+  if (path == "-" && g.facts_file == "-") throw UsageError("explain: the log and --facts cannot both come from stdin");
+  return diagnose(g, o, scan_file(path, matcher_for(Kb::get())));
+}
+
+// Runs the command with live pass-through (its stdout goes to stderr under --json, so
+// stdout stays one JSON document), scans its output as it comes, then diagnoses.
+int explain_command(const GlobalOptions& g, const ExplainOptions& o) {
+  if (o.args.empty()) throw UsageError("explain --: no command given");
+  LogScanner scanner(matcher_for(Kb::get()));
+  FILE* out_sink = g.json ? stderr : stdout;
+  ProcessOptions p;
+  p.timeout = std::chrono::hours(24 * 365);  // a training job may run for days; the user stops it
+  p.max_output = 1u << 20;                   // keep the tail only; the scanner has seen everything
+  p.on_stdout = [&](std::string_view chunk) {
+    std::fwrite(chunk.data(), 1, chunk.size(), out_sink);
+    std::fflush(out_sink);
+    scanner.feed(chunk, 0);
+  };
+  p.on_stderr = [&](std::string_view chunk) {
+    std::fwrite(chunk.data(), 1, chunk.size(), stderr);
+    scanner.feed(chunk, 1);
+  };
+  ProcessResult r = run_process(o.args, p);
+  if (!r.started) throw UsageError(fmt::format("explain: cannot run {}: {}", o.args.front(), r.start_error));
+  scanner.finish();
+  bool failed = !r.ok();
+  LogFacts log = scanner.take();
+  log.source = join(o.args, " ");
+  log.command = o.args;
+  log.command_exit = r.signal == 0 && !r.timed_out ? r.exit_code : -1;
+  log.command_signal = r.signal;
+  if (r.timed_out) log.command_error = r.describe();
+  int command_status = r.signal != 0 ? 128 + r.signal : r.exit_code;
+
+  if (!failed && log.events.empty()) {
+    std::fprintf(stderr, "cuda-doctor: %s exited 0; no known error in its output\n", o.args.front().c_str());
+    return exit_code::ok;
+  }
+  std::fprintf(stderr, "\ncuda-doctor: %s %s; diagnosing its output\n", o.args.front().c_str(), r.describe().c_str());
+  int findings_rc = diagnose(g, o, std::move(log));
+  if (o.findings_exit || !failed) return findings_rc;
+  return command_status;
+}
+
+}  // namespace
+
+void register_explain(CLI::App& app, GlobalOptions& g, int& rc) {
+  static ExplainOptions opts;
+  auto* cmd = app.add_subcommand("explain", "Explain a failing log or command: the causal CUDA error and the fix for this machine");
+  cmd->add_option("input", opts.args, "Log FILE (or - for stdin); or, after --, a command and its arguments to run and diagnose");
+  cmd->add_flag("--no-probe", opts.no_probe, "Do not read this machine: diagnose the log alone (or with --facts FILE)");
+  cmd->add_flag("--findings-exit", opts.findings_exit,
+                "With -- CMD: exit with the findings' code (0/1/2) instead of the command's own exit status");
+  cmd->footer(
+      "Exit status: FILE mode: 0 nothing identified, 2 an error identified (1 warnings with --strict), 3 unreadable input.\n"
+      "-- CMD mode: the command's own status when it failed (128+N for signal N), else the findings' code;\n"
+      "--findings-exit always uses the findings' code. See docs/explain.md.");
+  cmd->callback([&] {
+    rc = command_mode(opts.args) ? explain_command(g, opts) : explain_file(g, opts);
+  });
 }
 
 }  // namespace cd

@@ -1,0 +1,165 @@
+#include "explain/scanner.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "explain/clean.hpp"
+
+namespace cd {
+namespace {
+
+constexpr size_t kEventText = 400;          // bytes of the line kept in an event
+constexpr uint64_t kFrameReach = 200;       // a traceback frame explains lines this close after it
+constexpr std::string_view kTraceback = "Traceback (most recent call last)";
+
+}  // namespace
+
+LogScanner::LogScanner(const Matcher& matcher, ScanLimits limits) : matcher_(matcher), limits_(limits) {
+  block_.reserve(limits_.block + limits_.max_line + 16);
+}
+
+void LogScanner::append_partial(Stream& s, std::string_view data) {
+  if (!s.overflow) {
+    s.head.append(data);
+    if (s.head.size() <= limits_.max_line) return;
+    s.overflow = true;
+    s.tail.assign(s.head, limits_.max_line / 2, std::string::npos);
+    s.head.resize(limits_.max_line / 2);
+  } else {
+    s.tail.append(data);
+  }
+  if (s.tail.size() > limits_.max_line) s.tail.erase(0, s.tail.size() - limits_.max_line / 2);
+}
+
+void LogScanner::feed(std::string_view chunk, int stream) {
+  Stream& s = streams_[stream == 1 ? 1 : 0];
+  facts_.bytes += chunk.size();
+  while (!chunk.empty()) {
+    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
+    if (nl == nullptr) {
+      append_partial(s, chunk);
+      return;
+    }
+    std::string_view piece = chunk.substr(0, static_cast<size_t>(static_cast<const char*>(nl) - chunk.data()));
+    chunk.remove_prefix(piece.size() + 1);
+    if (s.head.empty() && !s.overflow) {  // the common case: the whole line is in this chunk
+      complete_line(piece);
+      continue;
+    }
+    append_partial(s, piece);
+    if (s.overflow) complete_line(s.head, s.tail);
+    else complete_line(s.head);
+    s.head.clear();
+    s.tail.clear();
+    s.overflow = false;
+  }
+}
+
+void LogScanner::complete_line(std::string_view raw, std::string_view tail) {
+  uint64_t line = ++facts_.lines;
+  if (!tail.empty()) {  // already cut by append_partial
+    ++facts_.long_lines;
+    add_segments(raw, line);
+    add_segments(tail, line);
+    return;
+  }
+  if (raw.size() > limits_.max_line) {  // cut a long line that arrived whole
+    ++facts_.long_lines;
+    add_segments(raw.substr(0, limits_.max_line / 2), line);
+    add_segments(raw.substr(raw.size() - limits_.max_line / 2), line);
+    return;
+  }
+  add_segments(raw, line);
+}
+
+// A carriage return inside a line starts a new visible line on a terminal (progress
+// bars); each piece is matched on its own, under the same line number.
+void LogScanner::add_segments(std::string_view raw, uint64_t line) {
+  while (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  while (true) {
+    const void* cr = std::memchr(raw.data(), '\r', raw.size());
+    if (cr == nullptr) break;
+    size_t n = static_cast<size_t>(static_cast<const char*>(cr) - raw.data());
+    if (n > 0) add_segment(raw.substr(0, n), line);
+    raw.remove_prefix(n + 1);
+  }
+  if (!raw.empty()) add_segment(raw, line);
+}
+
+void LogScanner::add_segment(std::string_view seg, uint64_t line) {
+  CleanLine c = clean_line(seg, scratch_);
+  std::string rank(c.rank);
+  if (!rank.empty() && facts_.ranks.size() < limits_.max_ranks &&
+      std::find(facts_.ranks.begin(), facts_.ranks.end(), rank) == facts_.ranks.end())
+    facts_.ranks.push_back(rank);
+
+  // Python tracebacks: remember the innermost frame's file per rank (cheap prefix tests).
+  std::shared_ptr<const std::string> frame;
+  if (c.text.starts_with(kTraceback)) {
+    frames_.erase(rank);
+  } else if (std::string_view file = traceback_frame_file(c.text); !file.empty()) {
+    if (frames_.size() < limits_.max_ranks || frames_.count(rank))
+      frames_[rank] = Frame{std::make_shared<const std::string>(file), line};
+  }
+  if (!frames_.empty()) {
+    auto it = frames_.find(rank);
+    if (it != frames_.end() && line - it->second.line <= kFrameReach) frame = it->second.file;
+  }
+
+  refs_.push_back({static_cast<uint32_t>(block_.size()), static_cast<uint32_t>(c.text.size()), line, std::move(rank),
+                   std::move(frame)});
+  block_.append(c.text);
+  block_ += '\n';
+  if (block_.size() >= limits_.block) flush_block();
+}
+
+void LogScanner::flush_block() {
+  if (refs_.empty()) return;
+  if (matcher_.may_match(block_)) {
+    std::vector<SignatureMatch> matches;
+    for (const LineRef& ref : refs_) {
+      std::string_view text(block_.data() + ref.offset, ref.length);
+      matches.clear();
+      matcher_.match_line(text, matches);
+      for (const auto& m : matches) record(m, ref, text);
+    }
+  }
+  block_.clear();
+  refs_.clear();
+}
+
+void LogScanner::record(const SignatureMatch& m, const LineRef& ref, std::string_view text) {
+  const ErrorSignature& sig = *m.signature;
+  ++facts_.counts[sig.name];
+  if (sig.severity == Severity::error && sig.role != SignatureRole::context) found_error_ = true;
+  size_t& kept = stored_[sig.name];
+  if (kept >= limits_.events_per_signature || facts_.events.size() >= limits_.max_events) {
+    ++facts_.events_dropped;
+    return;
+  }
+  ++kept;
+  LogEvent e;
+  e.id = sig.id;
+  e.signature = sig.name;
+  e.line = ref.line;
+  e.rank = ref.rank;
+  e.text = to_valid_utf8(text, kEventText);
+  for (const auto& [k, v] : m.captures) e.captures[k] = to_valid_utf8(v, kEventText);
+  if (ref.frame) e.frame = to_valid_utf8(*ref.frame, kEventText);
+  facts_.events.push_back(std::move(e));
+}
+
+void LogScanner::finish() {
+  if (finished_) return;
+  finished_ = true;
+  for (Stream& s : streams_) {
+    if (s.head.empty() && !s.overflow) continue;
+    if (s.overflow) complete_line(s.head, s.tail);
+    else complete_line(s.head);
+    s.head.clear();
+    s.tail.clear();
+  }
+  flush_block();
+}
+
+}  // namespace cd

@@ -1,0 +1,77 @@
+#pragma once
+// Streaming log scanner: fed chunks of any size (a file read loop, or a child's
+// stdout/stderr as it arrives), it splits lines, cleans them and runs the matcher
+// over blocks of lines. Memory stays bounded whatever the input: lines are cut at
+// `max_line` (head and tail kept), events are capped per signature.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "explain/matcher.hpp"
+#include "facts/log.hpp"
+
+namespace cd {
+
+struct ScanLimits {
+  size_t max_line = 64 * 1024;       // longer lines keep their first and last half of this
+  size_t block = 256 * 1024;         // bytes of cleaned text matched in one set pass
+  size_t events_per_signature = 3;   // further matches are only counted
+  size_t max_events = 1000;
+  size_t max_ranks = 1024;
+};
+
+class LogScanner {
+ public:
+  explicit LogScanner(const Matcher& matcher, ScanLimits limits = {});
+
+  // Feeds raw bytes of stream 0 (stdout / a file) or 1 (stderr); each has its own partial line.
+  void feed(std::string_view chunk, int stream = 0);
+  // Completes partial lines and matches what is left. Call once, at the end.
+  void finish();
+
+  const LogFacts& facts() const { return facts_; }
+  LogFacts take() { return std::move(facts_); }
+  // An error-severity signature (not context) has matched so far (lines already matched).
+  bool found_error() const { return found_error_; }
+
+ private:
+  struct Stream {
+    std::string head;  // the line so far (or its first half once too long)
+    std::string tail;  // the last bytes of a too-long line
+    bool overflow = false;
+  };
+  struct LineRef {
+    uint32_t offset, length;
+    uint64_t line;
+    std::string rank;
+    std::shared_ptr<const std::string> frame;
+  };
+  struct Frame {
+    std::shared_ptr<const std::string> file;
+    uint64_t line = 0;
+  };
+
+  void append_partial(Stream& s, std::string_view data);
+  void complete_line(std::string_view raw, std::string_view tail = {});
+  void add_segments(std::string_view raw, uint64_t line);
+  void add_segment(std::string_view seg, uint64_t line);
+  void flush_block();
+  void record(const SignatureMatch& m, const LineRef& ref, std::string_view text);
+
+  const Matcher& matcher_;
+  ScanLimits limits_;
+  LogFacts facts_;
+  Stream streams_[2];
+  std::string block_;
+  std::vector<LineRef> refs_;
+  std::string scratch_;
+  std::unordered_map<std::string, Frame> frames_;  // by rank ("" = none)
+  std::unordered_map<std::string, size_t> stored_;  // events kept per signature
+  bool found_error_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace cd
