@@ -26,3 +26,24 @@ std::optional<EcosystemPin> ecosystem_pin(const Kb& kb, const std::string& packa
 bool pin_satisfied(const EcosystemPin& pin, const std::string& torch_version);
 
 }  // namespace cd
+
+namespace cd {
+
+// One Requires-Dist line: `cuda-toolkit[cublas,cudart]==13.0.2; platform_system == "Linux"`.
+struct Requirement {
+  std::string name;                 // normalised
+  std::vector<std::string> extras;  // [cublas, cudart]
+  std::string specifier;            // "==13.0.2", ">=2.2,<3"
+  std::string marker;               // `platform_system == "Linux"`
+  std::string text;                 // as written
+};
+
+Requirement parse_requirement(const std::string& line);
+// Whether `version` satisfies every clause of a PEP 440 specifier (==, !=, >=, <=, >, <, ~=,
+// ==X.*); an empty specifier allows anything. Local tags ("+cu130") are ignored.
+bool specifier_allows(const std::string& specifier, const std::string& version);
+// Marker evaluation for an installed Linux environment: false for other platforms/machines
+// and for `extra == "X"` unless X is in `extras`; python_version clauses are not judged.
+bool marker_applies(const std::string& marker, const std::string& machine, const std::vector<std::string>& extras);
+
+}  // namespace cd

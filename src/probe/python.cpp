@@ -1,7 +1,79 @@
+// Layer 4 probe: every Python environment and the CUDA-relevant packages in it, read
+// from files (works when `import torch` crashes); --deep also runs each interpreter.
+#include <future>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "kb/pytorch.hpp"
 #include "probe/probe.hpp"
+#include "probe/python_deep.hpp"
+#include "probe/python_envs.hpp"
+#include "probe/python_packages.hpp"
+#include "util/strings.hpp"
 
 namespace cd {
 
-void probe_pythons(Facts&, const ProbeOptions&) {}
+namespace {
+
+// The kb's recorded arch list for the installed wheel (until a binary scan or --deep says better).
+void fill_recorded_arch_list(TorchBuild& torch) {
+  if (torch.cuda.empty()) return;
+  const Kb& kb = Kb::get();
+  std::string variant = torch_variant(kb, torch.version, torch.cuda);
+  auto wheel = torch_wheel(kb, torch.version, variant);
+  if (!wheel) return;
+  torch.arch_list = wheel->arch_list;
+  torch.arch_list_source =
+      fmt::format("recorded list for torch {} {} wheels (kb: {})", wheel->torch, variant, wheel->arch_source);
+}
+
+PythonEnv read_env(const Root& root, const EnvLocation& loc) {
+  PythonEnv env;
+  env.interpreter = loc.interpreter;
+  env.version = loc.version;
+  env.version_source = loc.version_source;
+  env.prefix = loc.prefix;
+  env.kind = loc.kind;
+  env.found_by = join(loc.found_by, ", ");
+  env.is_default = loc.is_default;
+  env.site_packages = loc.site_packages;
+  std::set<std::string> seen;  // the first site dir on sys.path wins, as in Python
+  for (const auto& dir : loc.site_packages) {
+    for (auto& pkg : scan_site_packages(root, dir))
+      if (seen.insert(pkg.name).second) env.packages.push_back(std::move(pkg));
+    if (env.torch.version.empty() && (seen.count("torch") || root.is_file(path_join(dir, "torch/version.py"))))
+      env.torch = read_torch_version_py(root, dir);
+  }
+  fill_recorded_arch_list(env.torch);
+  return env;
+}
+
+}  // namespace
+
+void probe_pythons(Facts& facts, const ProbeOptions& opts) {
+  for (const auto& loc : find_python_envs(opts)) facts.pythons.push_back(read_env(opts.root, loc));
+  if (!opts.deep) return;
+  if (!opts.root.is_host()) {
+    facts.notes.push_back({"python", "--deep skipped: interpreters are not run under --root"});
+    return;
+  }
+  // Imports take seconds each: run the interpreters side by side.
+  std::vector<std::future<DeepCheck>> runs;
+  for (const auto& env : facts.pythons) {
+    bool has_torch = !env.torch.version.empty();
+    runs.push_back(std::async(std::launch::async, [&env, &opts, has_torch] {
+      return has_torch && !env.interpreter.empty() ? run_deep_check(env.interpreter, opts.timeout) : DeepCheck{};
+    }));
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    PythonEnv& env = facts.pythons[i];
+    env.deep = runs[i].get();
+    if (env.deep.ran && !env.deep.arch_list.empty()) {
+      env.torch.arch_list = env.deep.arch_list;
+      env.torch.arch_list_source = "deep: torch._C._cuda_getArchFlags()";
+    }
+  }
+}
 
 }  // namespace cd

@@ -1,0 +1,21 @@
+#pragma once
+// Reading installed distributions from site-packages without importing them:
+// *.dist-info / *.egg-info names first, METADATA only for packages whose pins matter.
+#include <string>
+#include <vector>
+
+#include "facts/python.hpp"
+#include "util/root.hpp"
+
+namespace cd {
+
+// "Flash_Attn" -> "flash-attn" (PEP 503).
+std::string normalize_dist_name(std::string_view name);
+// Whether cuda-doctor records this distribution (torch, nvidia-*, jax-cuda*, …).
+bool is_relevant_dist(const std::string& normalized);
+// The CUDA-relevant distributions in one site-packages dir.
+std::vector<PythonPackage> scan_site_packages(const Root& root, const std::string& dir);
+// torch/version.py: __version__, cuda, hip, git_version.
+TorchBuild read_torch_version_py(const Root& root, const std::string& site_dir);
+
+}  // namespace cd
