@@ -22,6 +22,7 @@ struct ConfReader {
     std::string pat(pattern);
     if (pat.empty()) return;
     if (pat[0] != '/') pat = path_join(path_dirname(from), pat);  // relative to the including file
+    pat = path_normalize(pat);
     std::string dir = path_dirname(pat), base = path_basename(pat);
     if (base.find_first_of("*?[") == std::string::npos) {
       read(pat);

@@ -171,7 +171,19 @@ Process::Process(LoaderSystem& sys, const std::string& executable) : sys_(sys) {
   main_ = 0;
   Resolution how{executable, Via::path, elf ? "executable" : error, {}};
   requests_.push_back({-1, executable, elf ? 0 : -1, how});
-  if (elf) load_dependencies(0);
+  if (!elf) return;
+  // The dynamic loader itself (PT_INTERP) is loaded before anything else: a DT_NEEDED
+  // on "ld-linux-x86-64.so.2" matches it by soname.
+  if (!elf->interp.empty() && sys_.is_file(elf->interp)) {
+    LoadedObject rtld;
+    rtld.path = elf->interp;
+    rtld.realpath = sys_.realpath(elf->interp);
+    rtld.elf = sys_.elf(elf->interp);
+    if (rtld.elf) rtld.soname = rtld.elf->soname;
+    rtld.names = {elf->interp};
+    objects_.push_back(std::move(rtld));
+  }
+  load_dependencies(0);
 }
 
 int Process::find(std::string_view name) const {
