@@ -15,8 +15,9 @@ struct Measurement {
   double expected = 0;   // from the knowledge base, 0 when unknown
   std::string expected_source;
   std::string note;      // "bytes read + written counted"
+  double threshold = 0;  // below this the rules report perf.below_expected (0 = no judgement)
 };
-CD_JSON(Measurement, name, gpu, value, unit, expected, expected_source, note)
+CD_JSON(Measurement, name, gpu, value, unit, expected, expected_source, note, threshold)
 
 struct VerifyStep {
   std::string layer;   // "driver", "device", "libs", "nccl", "framework"
@@ -24,14 +25,64 @@ struct VerifyStep {
   std::string status;  // "pass" | "fail" | "skip"
   std::string detail;
   double seconds = 0;
+  std::string gpu;     // "GPU 0", "all" or ""
+  int code = 0;        // CUresult / ncclResult_t / cublasStatus_t of a failure, 0 otherwise
+  std::string code_name;   // "CUDA_ERROR_NO_DEVICE"
+  std::string finding;     // finding id the failure maps to (kb cuda_errors), "" when unknown
 };
-CD_JSON(VerifyStep, layer, name, status, detail, seconds)
+CD_JSON(VerifyStep, layer, name, status, detail, seconds, gpu, code, code_name, finding)
+
+// One GPU as the driver API reports it.
+struct VerifyGpu {
+  int index = 0;
+  std::string name;          // "NVIDIA H200"
+  std::string cc;            // "9.0"
+  int sm_count = 0;
+  double total_mem_gib = 0;
+  std::string pci_bus_id;    // "0000:19:00.0"
+  std::string uuid;
+  int pcie_gen = 0;          // current, from NVML when available (0 = unknown)
+  int pcie_width = 0;
+  int pcie_max_gen = 0;
+  int pcie_max_width = 0;
+};
+CD_JSON(VerifyGpu, index, name, cc, sm_count, total_mem_gib, pci_bus_id, uuid, pcie_gen, pcie_width, pcie_max_gen,
+        pcie_max_width)
+
+// NCCL all-reduce runs: the first attempt and the triage reruns.
+struct NcclAttempt {
+  std::string label;        // "default", "NCCL_P2P_DISABLE=1", …
+  std::vector<std::string> env;  // what was set for this attempt
+  std::string outcome;      // "pass" | "fail" | "timeout" | "crash"
+  std::string detail;
+  double busbw_gbs = 0;     // at the largest size
+  std::vector<std::string> transports;  // "P2P/CUMEM", "SHM", "NET/Socket" seen in NCCL_DEBUG=INFO
+};
+CD_JSON(NcclAttempt, label, env, outcome, detail, busbw_gbs, transports)
+
+struct NcclFacts {
+  std::string library;      // path dlopened
+  std::string version;      // "2.28.3"
+  int ranks = 0;
+  std::vector<NcclAttempt> attempts;
+  std::string working;      // label of the first attempt that passed, "" when none
+};
+CD_JSON(NcclFacts, library, version, ranks, attempts, working)
 
 struct VerifyFacts {
   bool ran = false;
+  bool quick = false;
+  std::string libcuda;          // the library dlopened
+  int driver_cuda_version = 0;  // cuDriverGetVersion (13000)
+  std::vector<VerifyGpu> gpus;
+  std::vector<std::vector<int>> p2p_access;  // [i][j] = 1 when GPU i can access GPU j
+  std::string cublas;           // cuBLAS/cuBLASLt library used, "" when none
+  NcclFacts nccl;
   std::vector<VerifyStep> steps;
   std::vector<Measurement> measurements;
+  double seconds = 0;           // wall time of the whole run
 };
-CD_JSON(VerifyFacts, ran, steps, measurements)
+CD_JSON(VerifyFacts, ran, quick, libcuda, driver_cuda_version, gpus, p2p_access, cublas, nccl, steps, measurements,
+        seconds)
 
 }  // namespace cd
