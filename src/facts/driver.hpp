@@ -86,12 +86,13 @@ struct DriverFacts {
   std::string query_error;      // the child failed: "timed out after 10 s", "killed by SIGSEGV"
   std::vector<GpuInfo> gpus;
   std::vector<PciGpu> pci_gpus;  // NVIDIA devices on the PCI bus (vendor 0x10de)
+  int pci_devices_seen = 0;      // PCI devices of any vendor listed (0: the bus was not readable)
   std::vector<GpuProcess> processes;
   std::vector<std::string> device_nodes;  // /dev/nvidia0, /dev/nvidiactl, /dev/nvidia-uvm …
 };
 CD_JSON(DriverFacts, module_loaded, module_version, module_version_source, libraries, nvml_driver_version, nvml_status,
         nvml_error, nvml_library, nvml_cuda_driver_version, cuda_driver_version, cu_init_status, cu_init_error,
-        libcuda_loaded, cuda_device_count, query_error, gpus, pci_gpus, processes, device_nodes)
+        libcuda_loaded, cuda_device_count, query_error, gpus, pci_gpus, pci_devices_seen, processes, device_nodes)
 
 // A directory on the library search path that holds something notable (a stub libcuda,
 // a cuda-compat libcuda).

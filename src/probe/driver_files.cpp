@@ -122,7 +122,9 @@ void probe_driver_libraries(DriverFacts& d, const Root& root, const std::map<std
 
 void probe_pci_gpus(DriverFacts& d, const Root& root) {
   const std::string base = "/sys/bus/pci/devices";
-  for (const auto& addr : root.list(base)) {
+  auto devices = root.list(base);
+  d.pci_devices_seen = static_cast<int>(devices.size());
+  for (const auto& addr : devices) {
     std::string dev = path_join(base, addr);
     auto vendor = root.read(path_join(dev, "vendor"), 64);
     if (!vendor || to_lower(trim(*vendor)) != "0x10de") continue;

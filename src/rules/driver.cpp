@@ -37,8 +37,12 @@ bool has_gpu_node(const DriverFacts& d) {
   });
 }
 
+// A container that was not given the host's GPUs (container.no_gpu_runtime says so). A host
+// without any NVIDIA GPU is not that: there the driver is simply missing.
 bool in_container_without_gpus(const Facts& f) {
-  return !f.platform.container.empty() && !has_gpu_node(f.driver) && !f.platform.dev_dxg;
+  const DriverFacts& d = f.driver;
+  bool host_has_gpu = d.module_loaded || !d.pci_gpus.empty() || d.pci_devices_seen == 0;
+  return !f.platform.container.empty() && !has_gpu_node(d) && !f.platform.dev_dxg && host_has_gpu;
 }
 
 // The CUDA the newest framework/toolkit on the machine needs (to pick a driver branch).
@@ -80,7 +84,10 @@ void driver_missing(const Facts& f, const Kb& kb, Findings& out) {
     x.evidence.push_back({"no /proc/driver/nvidia/version and no /sys/module/nvidia", "/proc, /sys"});
     x.evidence.push_back({"no libcuda.so.<version> in the loader's directories", "LD_LIBRARY_PATH, /etc/ld.so.conf, default dirs"});
     if (d.pci_gpus.empty()) {
-      x.evidence.push_back({"no NVIDIA device (vendor 0x10de) on the PCI bus", "/sys/bus/pci/devices"});
+      x.evidence.push_back({fmt::format("no NVIDIA device (vendor 0x10de) among {} PCI devices", d.pci_devices_seen),
+                            "/sys/bus/pci/devices"});
+      if (!f.platform.container.empty())
+        x.evidence.push_back({f.platform.container + " container", f.platform.container_evidence});
       x.explanation = "This machine has no NVIDIA driver and no NVIDIA GPU is visible on its PCI bus, so no CUDA "
                       "program can use a GPU here; CUDA toolkits and CUDA builds of frameworks install, but only run "
                       "on a machine with a GPU and its driver.";

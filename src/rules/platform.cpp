@@ -28,7 +28,10 @@ bool has_gpu_node(const DriverFacts& d) {
 
 void no_gpu_runtime(const Facts& f, Findings& out) {
   const PlatformFacts& p = f.platform;
-  if (p.container.empty() || has_gpu_node(f.driver) || p.dev_dxg) return;
+  const DriverFacts& d = f.driver;
+  if (p.container.empty() || has_gpu_node(d) || p.dev_dxg) return;
+  // A host without NVIDIA GPUs (PCI bus readable, none there, no module): driver.missing says it.
+  if (!d.module_loaded && d.pci_gpus.empty() && d.pci_devices_seen > 0) return;
   Finding x = finding("container.no_gpu_runtime", Severity::error, p.container + " container",
                       "This container was started without GPU access (no /dev/nvidia* devices)");
   x.evidence.push_back({p.container + " container", p.container_evidence});

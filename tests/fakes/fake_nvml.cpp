@@ -1,0 +1,164 @@
+// A fake libnvidia-ml.so.1 for fault injection. By default it answers like one NVIDIA H200
+// on driver 580.159.04. Behaviour, chosen through the environment:
+//   CD_FAKE_NVML_INIT=<code>        nvmlInit_v2 returns <code> (18 = NVML_ERROR_LIB_RM_VERSION_MISMATCH, 9 = driver not loaded …)
+//   CD_FAKE_NVML_HANG=1             nvmlInit_v2 never returns
+//   CD_FAKE_NVML_CRASH=1            nvmlInit_v2 dies with SIGSEGV
+//   CD_FAKE_NVML_DRIVER=<version>   nvmlSystemGetDriverVersion (default 580.159.04)
+//   CD_FAKE_NVML_GPUS=<n>           number of GPUs (default 1)
+//   CD_FAKE_NVML_PROCESSES=pid:mib[,pid:mib…]  running compute processes on GPU 0
+//   CD_FAKE_NVML_ECC_UNCORRECTED=<n>, CD_FAKE_NVML_COMPUTE_MODE=<n>, CD_FAKE_NVML_PERSISTENCE=0|1
+//   CD_FAKE_NVML_PCIE=gen,width,maxgen,maxwidth (default 5,16,5,16)
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+struct Device {
+  int index;
+};
+Device g_devices[8] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+const char* env_str(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+int copy(char* dst, unsigned len, const std::string& s) {
+  if (s.size() + 1 > len) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  std::memcpy(dst, s.c_str(), s.size() + 1);
+  return 0;
+}
+
+int pcie(int which) {
+  int v[4] = {5, 16, 5, 16};
+  std::sscanf(env_str("CD_FAKE_NVML_PCIE", "5,16,5,16"), "%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3]);
+  return v[which];
+}
+
+struct PciInfo {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+};
+struct Memory {
+  unsigned long long total, free, used;
+};
+struct ProcessInfo {  // nvmlProcessInfo_v2_t, what _v3 writes on current drivers
+  unsigned pid;
+  unsigned long long usedGpuMemory;
+  unsigned gpuInstanceId, computeInstanceId;
+};
+
+int index_of(void* dev) { return static_cast<Device*>(dev)->index; }
+
+}  // namespace
+
+extern "C" {
+
+int nvmlInit_v2() {
+  if (env_int("CD_FAKE_NVML_HANG", 0))
+    for (;;) pause();
+  if (env_int("CD_FAKE_NVML_CRASH", 0)) std::raise(SIGSEGV);
+  return env_int("CD_FAKE_NVML_INIT", 0);
+}
+int nvmlShutdown() { return 0; }
+const char* nvmlErrorString(int r) {
+  switch (r) {
+    case 0: return "Success";
+    case 9: return "Driver Not Loaded";
+    case 18: return "Driver/library version mismatch";
+    default: return "Unknown Error";
+  }
+}
+int nvmlSystemGetDriverVersion(char* buf, unsigned len) { return copy(buf, len, env_str("CD_FAKE_NVML_DRIVER", "580.159.04")); }
+int nvmlSystemGetCudaDriverVersion_v2(int* v) {
+  *v = 13000;
+  return 0;
+}
+int nvmlDeviceGetCount_v2(unsigned* n) {
+  *n = static_cast<unsigned>(env_int("CD_FAKE_NVML_GPUS", 1));
+  return 0;
+}
+int nvmlDeviceGetHandleByIndex_v2(unsigned i, void** dev) {
+  if (i >= 8) return 2;
+  *dev = &g_devices[i];
+  return 0;
+}
+int nvmlDeviceGetName(void*, char* buf, unsigned len) { return copy(buf, len, "NVIDIA H200"); }
+int nvmlDeviceGetUUID(void* dev, char* buf, unsigned len) {
+  return copy(buf, len, "GPU-fa4e0000-0000-0000-0000-00000000000" + std::to_string(index_of(dev)));
+}
+int nvmlDeviceGetPciInfo_v3(void* dev, PciInfo* pci) {
+  std::memset(pci, 0, sizeof *pci);
+  std::snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", 0x3b + index_of(dev));
+  pci->pciDeviceId = 0x233510de;
+  return 0;
+}
+int nvmlDeviceGetCudaComputeCapability(void*, int* major, int* minor) {
+  *major = 9;
+  *minor = 0;
+  return 0;
+}
+int nvmlDeviceGetMemoryInfo(void*, Memory* m) {
+  m->total = 143771ull << 20;
+  m->used = 512ull << 20;
+  m->free = m->total - m->used;
+  return 0;
+}
+int nvmlDeviceGetPersistenceMode(void*, int* s) {
+  *s = env_int("CD_FAKE_NVML_PERSISTENCE", 1);
+  return 0;
+}
+int nvmlDeviceGetComputeMode(void*, int* m) {
+  *m = env_int("CD_FAKE_NVML_COMPUTE_MODE", 0);
+  return 0;
+}
+int nvmlDeviceGetMigMode(void*, unsigned* cur, unsigned* pending) {
+  *cur = *pending = 0;
+  return 0;
+}
+int nvmlDeviceGetTotalEccErrors(void*, int type, int, unsigned long long* n) {
+  *n = type == 1 ? static_cast<unsigned long long>(env_int("CD_FAKE_NVML_ECC_UNCORRECTED", 0)) : 0;
+  return 0;
+}
+int nvmlDeviceGetRetiredPagesPendingStatus(void*, int*) { return 3; }  // NOT_SUPPORTED on Hopper
+int nvmlDeviceGetRemappedRows(void*, unsigned* c, unsigned* u, unsigned* p, unsigned* f) {
+  *c = *u = *p = *f = 0;
+  return 0;
+}
+int nvmlDeviceGetCurrPcieLinkGeneration(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(0)), 0; }
+int nvmlDeviceGetCurrPcieLinkWidth(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(1)), 0; }
+int nvmlDeviceGetMaxPcieLinkGeneration(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(2)), 0; }
+int nvmlDeviceGetMaxPcieLinkWidth(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(3)), 0; }
+int nvmlDeviceGetComputeRunningProcesses_v3(void* dev, unsigned* count, ProcessInfo* infos) {
+  std::string spec = index_of(dev) == 0 ? env_str("CD_FAKE_NVML_PROCESSES", "") : "";
+  unsigned n = 0;
+  ProcessInfo all[16] = {};
+  for (size_t at = 0; at < spec.size() && n < 16;) {
+    size_t comma = spec.find(',', at);
+    std::string item = spec.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    unsigned pid = 0;
+    unsigned long long mib = 0;
+    if (std::sscanf(item.c_str(), "%u:%llu", &pid, &mib) == 2) all[n++] = {pid, mib << 20, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (*count < n || !infos) {
+    *count = n;
+    return n ? 7 : 0;
+  }
+  for (unsigned i = 0; i < n; ++i) infos[i] = all[i];
+  *count = n;
+  return 0;
+}
+
+}  // extern "C"
