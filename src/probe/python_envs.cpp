@@ -89,7 +89,7 @@ struct Finder {
     for (const char* lib : {"lib", "lib64"})
       for (const auto& libdir : root.glob(path_join(p, lib), "python[23]*")) {
         std::string name = path_basename(libdir);  // python3.12
-        if (xy.empty()) xy = name.substr(6);
+        if (xy.empty() && name.find('.') != std::string::npos) xy = name.substr(6);
         for (const char* sub : {"site-packages", "dist-packages"}) dirs.push_back(path_join(libdir, sub));
       }
     if (env.version.empty() && !xy.empty()) {

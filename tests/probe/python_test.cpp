@@ -1,0 +1,156 @@
+// Python probe against hermetic --root trees:
+//  python_h200: the H200 layout (/opt/torch/.venv first on PATH, torch 2.11.0+cu130 with real-shaped
+//    METADATA (cuda-toolkit[...] and nvidia-* pins), nvidia-* cu13 wheels, torchvision, jax, cupy).
+//  python_broken: pyenv shim as python3 (3.11.7, no torch), conda base + env "ml" with a CPU torch
+//    (also $CONDA_PREFIX and ~/.conda/environments.txt), ./.venv with torch 2.10+cu128 and
+//    conflicting vllm/xformers/flash-attn/torchaudio/nvidia-* wheels.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "probe/probe.hpp"
+#include "probe/python_deep.hpp"
+#include "probe/python_envs.hpp"
+#include "probe/python_packages.hpp"
+
+namespace cd {
+namespace {
+
+const std::string kH200 = std::string(CD_FIXTURES) + "/roots/python_h200";
+const std::string kBroken = std::string(CD_FIXTURES) + "/roots/python_broken";
+
+ProbeOptions options(const std::string& root, std::map<std::string, std::string> env) {
+  ProbeOptions o;
+  o.root = Root(root);
+  o.env = std::move(env);
+  return o;
+}
+
+const PythonEnv* env_at(const Facts& f, const std::string& prefix) {
+  for (const auto& py : f.pythons)
+    if (py.prefix == prefix) return &py;
+  return nullptr;
+}
+
+const PythonPackage* pkg(const PythonEnv& py, const std::string& name) {
+  for (const auto& p : py.packages)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+TEST(PythonProbe, H200LayoutWithoutRunningPython) {
+  Facts f;
+  probe_pythons(f, options(kH200, {{"PATH", "/opt/torch/.venv/bin:/usr/local/cuda/bin:/usr/bin"}, {"HOME", "/root"}}));
+  const PythonEnv* py = env_at(f, "/opt/torch/.venv");
+  ASSERT_NE(py, nullptr);
+  EXPECT_TRUE(py->is_default);
+  EXPECT_EQ(py->found_by, "PATH, /opt");
+  EXPECT_EQ(py->kind, "venv");
+  EXPECT_EQ(py->version, "3.12.3");
+  EXPECT_EQ(py->interpreter, "/opt/torch/.venv/bin/python3");
+  EXPECT_EQ(py->site_packages, std::vector<std::string>{"/opt/torch/.venv/lib/python3.12/site-packages"});
+  EXPECT_EQ(py->torch.version, "2.11.0+cu130");
+  EXPECT_EQ(py->torch.cuda, "13.0");
+  EXPECT_TRUE(py->torch.hip.empty());
+  EXPECT_EQ(py->torch.git_version, "70d99e998b8955e778fe5b5f9ee4bdb4f1a3ab2e");
+  EXPECT_EQ(py->torch.arch_list, (std::vector<std::string>{"sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"}));
+  EXPECT_NE(py->torch.arch_list_source.find("recorded list for torch 2.11 cu130 wheels (kb"), std::string::npos);
+  const PythonPackage* torch = pkg(*py, "torch");
+  ASSERT_NE(torch, nullptr);
+  // Only CUDA-relevant pins, and nothing from the description after the header.
+  EXPECT_EQ(torch->requires_dist.size(), 6u);
+  EXPECT_EQ(torch->requires_dist.front().rfind("cuda-toolkit[cublas", 0), 0u);
+  ASSERT_NE(pkg(*py, "nvidia-cudnn-cu13"), nullptr);
+  EXPECT_EQ(pkg(*py, "nvidia-cudnn-cu13")->version, "9.19.0.56");
+  EXPECT_NE(pkg(*py, "jax-cuda13-plugin"), nullptr);
+  EXPECT_NE(pkg(*py, "cupy-cuda13x"), nullptr);
+  EXPECT_EQ(pkg(*py, "numpy"), nullptr);  // not CUDA-relevant: not recorded
+  EXPECT_EQ(pkg(*py, "torchvision")->requires_dist, std::vector<std::string>{"torch==2.11.0"});
+}
+
+TEST(PythonProbe, FindsEveryEnvironmentOnceAndWhichOneRuns) {
+  Facts f;
+  probe_pythons(f, options(kBroken, {{"PATH", "/root/.pyenv/shims:/usr/bin"},
+                                     {"HOME", "/root"},
+                                     {"PWD", "/work/proj"},
+                                     {"CONDA_PREFIX", "/root/miniconda3/envs/ml"}}));
+  const PythonEnv* pyenv = env_at(f, "/root/.pyenv/versions/3.11.7");
+  const PythonEnv* ml = env_at(f, "/root/miniconda3/envs/ml");
+  const PythonEnv* base = env_at(f, "/root/miniconda3");
+  const PythonEnv* proj = env_at(f, "/work/proj/.venv");
+  ASSERT_TRUE(pyenv && ml && base && proj);
+  EXPECT_EQ(f.pythons.size(), 4u);  // each found once, the missing env of environments.txt skipped
+  EXPECT_TRUE(pyenv->is_default);   // the shim runs ~/.pyenv/version
+  EXPECT_EQ(pyenv->found_by, "PATH, pyenv");
+  EXPECT_FALSE(ml->is_default);
+  EXPECT_EQ(ml->found_by, "CONDA_PREFIX, conda env list");
+  EXPECT_EQ(ml->kind, "conda");
+  EXPECT_EQ(ml->version, "3.10.14");
+  EXPECT_EQ(ml->version_source, "conda-meta");
+  EXPECT_EQ(ml->torch.version, "2.5.1+cpu");
+  EXPECT_TRUE(ml->torch.cuda.empty());
+  EXPECT_TRUE(ml->torch.arch_list.empty());  // CPU build: nothing to record
+  EXPECT_EQ(proj->found_by, ".venv");
+  EXPECT_EQ(proj->version, "3.12.3");
+  EXPECT_EQ(proj->torch.cuda, "12.8");
+  EXPECT_EQ(pkg(*proj, "flash-attn")->version, "2.8.3+cu12torch2.9cxx11abiTRUE");
+  EXPECT_EQ(pkg(*proj, "vllm")->requires_dist, (std::vector<std::string>{"torch==2.11.0", "xformers; extra == \"xformers\""}));
+}
+
+TEST(PythonProbe, PyenvVersionVariableWinsOverTheGlobalFile) {
+  auto envs = find_python_envs(options(kBroken, {{"PATH", "/root/.pyenv/shims"}, {"HOME", "/root"}, {"PYENV_VERSION", "system"}}));
+  for (const auto& e : envs) EXPECT_FALSE(e.is_default) << e.prefix;  // "system" and no python3 after the shims
+}
+
+TEST(PythonPackages, NormalisesNamesAndPicksRelevantOnes) {
+  EXPECT_EQ(normalize_dist_name("Flash_Attn"), "flash-attn");
+  EXPECT_EQ(normalize_dist_name("jax_cuda12_plugin"), "jax-cuda12-plugin");
+  EXPECT_TRUE(is_relevant_dist("nvidia-nccl-cu12"));
+  EXPECT_TRUE(is_relevant_dist("cupy-cuda12x"));
+  EXPECT_FALSE(is_relevant_dist("numpy"));
+}
+
+TEST(PythonDeep, ParsesTheScriptOutput) {
+  DeepCheck d = parse_deep_output(
+      "noise\nCUDA_DOCTOR_DEEP:{\"torch_version\": \"2.11.0+cu130\", \"torch_cuda\": \"13.0\", \"cuda_available\": true, "
+      "\"device_count\": 1, \"capabilities\": [\"9.0\"], \"arch_list\": [\"sm_90\"], \"cudnn_version\": \"91900\", "
+      "\"nccl_version\": \"2.28.9\", \"loaded_libraries\": [\"/x/libcudnn.so.9\"]}\n",
+      "");
+  EXPECT_TRUE(d.ran);
+  EXPECT_TRUE(d.error.empty());
+  EXPECT_TRUE(d.cuda_available);
+  EXPECT_EQ(d.device_count, 1);
+  EXPECT_EQ(d.capabilities, std::vector<std::string>{"9.0"});
+  EXPECT_EQ(d.cudnn_version, "91900");
+  DeepCheck crashed = parse_deep_output("", "Traceback...\nImportError: libcudnn.so.9: cannot open shared object file\n");
+  EXPECT_EQ(crashed.error, "ImportError: libcudnn.so.9: cannot open shared object file");
+}
+
+// A real interpreter of this machine without torch: the import error is recorded, not thrown.
+TEST(PythonDeep, RealInterpreterWithoutTorchReportsTheImportError) {
+  std::string python;
+  for (const char* p : {"/usr/bin/python3", "/usr/local/bin/python3"})
+    if (std::filesystem::exists(p)) python = p;
+  if (python.empty()) GTEST_SKIP() << "no python3";
+  DeepCheck d = run_deep_check(python, std::chrono::seconds(30));
+  EXPECT_TRUE(d.ran);
+  if (d.torch_version.empty()) {
+    EXPECT_NE(d.error.find("No module named 'torch'"), std::string::npos) << d.error;
+  }
+  EXPECT_GT(d.seconds, 0.0);
+}
+
+TEST(PythonDeep, HungInterpreterTimesOut) {
+  auto path = std::filesystem::temp_directory_path() / ("cd_hang_py_" + std::to_string(::getpid()));
+  std::ofstream(path) << "#!/bin/sh\nsleep 30\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  DeepCheck d = run_deep_check(path.string(), std::chrono::milliseconds(300));
+  std::filesystem::remove(path);
+  EXPECT_TRUE(d.ran);
+  EXPECT_NE(d.error.find("timed out"), std::string::npos) << d.error;
+  EXPECT_LT(d.seconds, 5.0);
+}
+
+}  // namespace
+}  // namespace cd
