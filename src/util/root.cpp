@@ -1,12 +1,12 @@
 #include "util/root.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 
 #include "util/strings.hpp"
 
@@ -52,12 +52,29 @@ bool Root::is_symlink(std::string_view path) const {
 }
 
 std::optional<std::string> Root::read(std::string_view path, size_t max_bytes) const {
-  std::ifstream in(host_path(path), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string data(max_bytes, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(max_bytes));
-  if (in.bad()) return std::nullopt;
-  data.resize(static_cast<size_t>(in.gcount()));
+  // Sized from fstat so small files cost no big buffer; procfs/sysfs files report
+  // size 0 and are read in chunks until EOF.
+  int fd = ::open(host_path(path).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string data;
+  size_t want = st.st_size > 0 ? std::min<size_t>(static_cast<size_t>(st.st_size), max_bytes) : std::min<size_t>(max_bytes, 4096);
+  while (data.size() < max_bytes) {
+    size_t old = data.size();
+    data.resize(std::min(max_bytes, old + std::max<size_t>(want, 4096)));
+    ssize_t n = ::read(fd, data.data() + old, data.size() - old);
+    if (n < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    data.resize(old + static_cast<size_t>(n));
+    if (n == 0 || (st.st_size > 0 && data.size() >= static_cast<size_t>(st.st_size))) break;
+  }
+  ::close(fd);
   return data;
 }
 
