@@ -99,10 +99,14 @@ void Matcher::match_line(std::string_view line, std::vector<SignatureMatch>& out
   set_matches(line, ids);
   if (ids.empty()) return;
   std::sort(ids.begin(), ids.end());  // file order, whatever order the set reports
-  bool any_specific = std::any_of(ids.begin(), ids.end(), [&](int i) { return !entries_[i].signature->generic; });
+  auto sig = [&](int i) { return entries_[static_cast<size_t>(i)].signature; };
+  bool any_specific = std::any_of(ids.begin(), ids.end(), [&](int i) { return !sig(i)->generic; });
+  // Among generic ones, a wrapper (consequence role) yields to a cause on the same line.
+  bool any_cause = std::any_of(ids.begin(), ids.end(), [&](int i) { return sig(i)->role == SignatureRole::cause; });
   for (int i : ids) {
     const Entry& e = entries_[static_cast<size_t>(i)];
     if (any_specific && e.signature->generic) continue;
+    if (any_cause && e.signature->generic && e.signature->role == SignatureRole::consequence) continue;
     out.push_back({e.signature, captures_of(e, line)});
   }
 }

@@ -299,6 +299,9 @@ void join_wrong_env(Finding& f, const LogEvent& e, const LogJoin& j) {
 void join_toolkit(Finding& f, const LogEvent& e, const LogJoin& j) {
   const ToolkitFacts& t = j.facts.toolkit;
   std::string want = capture(e, "torch_cuda");
+  if (const LogEvent* c = first_context(j, "torch_cuda_mismatch_torch_line"); want.empty() && c) want = capture(*c, "torch_cuda");
+  if (const PythonEnv* py = python_with_torch(j.facts); want.empty() && py) want = py->torch.cuda;
+  if (!want.empty()) f.evidence.push_back({"PyTorch was built with CUDA " + want, j.facts.log.source});
   for (const auto& tk : t.toolkits) {
     f.evidence.push_back({fmt::format("toolkit {} at {}{}", tk.version, tk.root, tk.selected_by.empty() ? "" : " (selected by " + join(tk.selected_by, ", ") + ")"),
                           tk.version_source});

@@ -1,0 +1,159 @@
+// The streaming scanner: line handling, cleaning, limits and hostile input.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "explain_helpers.hpp"
+
+namespace cd {
+namespace {
+
+using test::kb_matcher;
+
+const std::string kOom = "RuntimeError: CUDA error: out of memory";
+const std::string k209 = "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+
+TEST(Scanner, FindsSignatureWithLineAndRank) {
+  LogFacts f = scan_text("ok\nok\n[rank3]: " + k209 + "\n", kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].id, "arch.no_kernel_image");
+  EXPECT_EQ(f.events[0].line, 3u);
+  EXPECT_EQ(f.events[0].rank, "3");
+  EXPECT_EQ(f.lines, 3u);
+  EXPECT_EQ(f.ranks, std::vector<std::string>{"3"});
+}
+
+TEST(Scanner, ChunkBoundariesDoNotMatter) {
+  std::string log = "a\r\n\x1b[31m" + k209 + "\x1b[0m\r\nb\n" + kOom + "\nlast line without newline " + kOom;
+  LogFacts whole = scan_text(log, kb_matcher());
+  LogScanner s(kb_matcher());
+  for (char c : log) s.feed(std::string_view(&c, 1));
+  s.finish();
+  const LogFacts& bytes = s.facts();
+  ASSERT_EQ(whole.events.size(), bytes.events.size());
+  for (size_t i = 0; i < whole.events.size(); ++i) {
+    EXPECT_EQ(whole.events[i].signature, bytes.events[i].signature);
+    EXPECT_EQ(whole.events[i].line, bytes.events[i].line);
+    EXPECT_EQ(whole.events[i].text, bytes.events[i].text);
+  }
+  EXPECT_EQ(whole.lines, 5u);
+  EXPECT_EQ(bytes.bytes, log.size());
+}
+
+TEST(Scanner, CrlfAndAnsiAreCleaned) {
+  LogFacts f = scan_text("\x1b[1;31m" + k209 + "\x1b[0m\r\n", kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].text, k209);
+}
+
+TEST(Scanner, CarriageReturnSegmentsAreMatchedSeparately) {
+  // A progress bar redrawn with \r, then the error on the same physical line.
+  LogFacts f = scan_text(" 10%|#   |\r 20%|##  |\r" + kOom + "\n", kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].text, kOom);
+  EXPECT_EQ(f.events[0].line, 1u);
+}
+
+TEST(Scanner, TracebackFrameIsAttached) {
+  LogFacts f = scan_text("Traceback (most recent call last):\n  File \"/v/site-packages/flash_attn/x.py\", line 9, in f\n" + k209 +
+                             "\n",
+                         kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].frame, "/v/site-packages/flash_attn/x.py");
+  // A new traceback resets the frame.
+  f = scan_text("  File \"/a.py\", line 1\nTraceback (most recent call last):\n" + k209 + "\n", kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].frame, "");
+}
+
+TEST(Scanner, EventsAreCappedButCounted) {
+  std::string log;
+  for (int i = 0; i < 10000; ++i) log += "[rank" + std::to_string(i % 8) + "]: " + kOom + "\n";
+  LogFacts f = scan_text(log, kb_matcher());
+  EXPECT_EQ(f.counts.at("cuda_out_of_memory"), 10000u);
+  EXPECT_LE(f.events.size(), 3u);
+  EXPECT_EQ(f.events_dropped, 10000u - f.events.size());
+  EXPECT_EQ(f.ranks.size(), 8u);
+}
+
+TEST(Scanner, TenMegabyteSingleLineKeepsHeadAndTail) {
+  std::string line = k209 + std::string(10u << 20, 'x') + kOom;
+  LogFacts f = scan_text(line + "\nafter\n", kb_matcher());
+  EXPECT_EQ(f.lines, 2u);
+  EXPECT_EQ(f.long_lines, 1u);
+  auto ids = test::event_ids(f);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "arch.no_kernel_image"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "memory.oom"), ids.end());
+  for (const auto& e : f.events) EXPECT_LE(e.text.size(), 400u);
+}
+
+TEST(Scanner, TenMegabyteLineInSmallChunksStaysBounded) {
+  LogScanner s(kb_matcher());
+  s.feed(k209);
+  std::string chunk(4096, 'y');
+  for (int i = 0; i < 2560; ++i) s.feed(chunk);  // 10 MiB, no newline
+  s.feed(kOom + "\n");
+  s.finish();
+  EXPECT_EQ(s.facts().long_lines, 1u);
+  EXPECT_EQ(s.facts().events.size(), 2u);
+}
+
+TEST(Scanner, BinaryGarbageAndInvalidUtf8AreSafe) {
+  std::mt19937 rng(42);
+  std::string junk(1u << 20, '\0');
+  for (auto& c : junk) c = static_cast<char>(rng());
+  std::string log = junk + "\n\xff\xfe" + kOom + "\xc3\n" + junk;
+  LogFacts f = scan_text(log, kb_matcher());
+  bool found = false;
+  for (const auto& e : f.events) {
+    found |= e.id == "memory.oom";
+    // Every string kept is valid UTF-8 (JSON output must not throw).
+    EXPECT_NO_THROW((void)nlohmann::json(e).dump());
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(f.bytes, log.size());
+}
+
+TEST(Scanner, TwoStreamsKeepTheirOwnPartialLines) {
+  LogScanner s(kb_matcher());
+  s.feed("RuntimeError: CUDA error: ", 0);
+  s.feed("progress 1\n", 1);
+  s.feed("out of memory\n", 0);
+  s.finish();
+  ASSERT_EQ(s.facts().events.size(), 1u);
+  EXPECT_EQ(s.facts().events[0].text, kOom);
+  EXPECT_TRUE(s.found_error());
+}
+
+TEST(Scanner, NothingMatchesInAQuietLog) {
+  std::string log;
+  for (int i = 0; i < 20000; ++i) log += "step " + std::to_string(i) + " loss 0.123 error rate 0.1\n";
+  LogFacts f = scan_text(log, kb_matcher());
+  EXPECT_TRUE(f.events.empty());
+  EXPECT_EQ(f.lines, 20000u);
+}
+
+TEST(Scanner, GenericSignatureYieldsToSpecificOnSameLine) {
+  LogFacts f = scan_text("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n", kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);  // not also the generic ImportError / loader signature
+  EXPECT_EQ(f.events[0].signature, "loader_cannot_open");
+  EXPECT_EQ(f.events[0].captures.at("lib"), "libcudart.so.12");
+}
+
+TEST(Scanner, RepeatCapturesAreJoined) {
+  LogFacts f = scan_text(
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.19 GiB of which "
+      "1.06 GiB is free. Process 42 has 40.00 GiB memory in use. Process 51 has 38.10 GiB memory in use. Including non-PyTorch "
+      "memory, this process has 38.10 GiB memory in use. Of the allocated memory 35.50 GiB is allocated by PyTorch, and 1.97 GiB "
+      "is reserved by PyTorch but unallocated.\n",
+      kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  const auto& c = f.events[0].captures;
+  EXPECT_EQ(c.at("gpu"), "1");
+  EXPECT_EQ(c.at("tried"), "2.00 GiB");
+  EXPECT_EQ(c.at("reserved_unallocated"), "1.97 GiB");
+  EXPECT_EQ(c.at("other_pids"), "42 has 40.00 GiB, 51 has 38.10 GiB");
+}
+
+}  // namespace
+}  // namespace cd

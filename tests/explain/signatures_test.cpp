@@ -1,0 +1,98 @@
+// The signature table: complete, well-formed, and every finding id covered by a
+// signature and by a corpus case.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include "explain_helpers.hpp"
+#include "kb/errors.hpp"
+
+namespace cd {
+namespace {
+
+std::set<std::string> documented_ids() {
+  std::string text = test::read_file(std::string(CD_SOURCE_DIR) + "/docs/findings.md");
+  std::set<std::string> ids;
+  std::regex row(R"(^\| ([a-z]+\.[a-z_]+) \|)", std::regex::multiline);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it) ids.insert((*it)[1]);
+  return ids;
+}
+
+TEST(Signatures, AtLeastEightyAndAllCompile) {
+  const auto& sigs = error_signatures(Kb::get());
+  EXPECT_GE(sigs.size(), 80u);
+  EXPECT_EQ(test::kb_matcher().size(), sigs.size());
+  std::set<std::string> names;
+  for (const auto& s : sigs) {
+    EXPECT_TRUE(names.insert(s.name).second) << "duplicate signature " << s.name;
+    EXPECT_FALSE(s.source.empty()) << s.name;
+    if (s.role != SignatureRole::context) {
+      EXPECT_FALSE(s.explanation.empty()) << s.name;
+    }
+  }
+}
+
+TEST(Signatures, IdsAreDocumentedAndEveryIdIsCovered) {
+  auto ids = documented_ids();
+  ASSERT_GE(ids.size(), 40u);
+  std::set<std::string> covered;
+  for (const auto& s : error_signatures(Kb::get())) {
+    EXPECT_TRUE(ids.count(s.id)) << s.name << " maps to undocumented id " << s.id;
+    covered.insert(s.id);
+  }
+  for (const auto& id : ids) EXPECT_TRUE(covered.count(id)) << "no signature for " << id;
+}
+
+TEST(Signatures, EveryIdHasACorpusCase) {
+  std::set<std::string> cased;
+  for (const auto& c : test::corpus()) {
+    cased.insert(c.primary);
+    cased.insert(c.also.begin(), c.also.end());
+  }
+  for (const auto& id : documented_ids()) EXPECT_TRUE(cased.count(id)) << "no tests/fixtures/logs case for " << id;
+}
+
+TEST(Signatures, TemplatesFillCapturesAndLeaveBracesOfShellAlone) {
+  EXPECT_EQ(fill_template("GPU {gpu} has {free}", {{"gpu", "0"}, {"free", "1 GiB"}}), "GPU 0 has 1 GiB");
+  EXPECT_EQ(fill_template("${LD_LIBRARY_PATH:+x} {missing}!", {}), "${LD_LIBRARY_PATH:+x} !");
+  EXPECT_EQ(fill_template("{ not a name }", {}), "{ not a name }");
+}
+
+TEST(Signatures, XidTable) {
+  const XidInfo* x79 = find_xid(Kb::get(), 79);
+  ASSERT_NE(x79, nullptr);
+  EXPECT_TRUE(x79->hardware);
+  const XidInfo* x31 = find_xid(Kb::get(), 31);
+  ASSERT_NE(x31, nullptr);
+  EXPECT_FALSE(x31->hardware);
+  EXPECT_EQ(find_xid(Kb::get(), 99999), nullptr);
+}
+
+TEST(Signatures, BadPatternIsAOneLineError) {
+  std::vector<ErrorSignature> sigs(1);
+  sigs[0].name = "broken";
+  sigs[0].pattern = "(unclosed";
+  try {
+    Matcher m(sigs);
+    FAIL() << "expected InputError";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("broken"), std::string::npos);
+  }
+}
+
+// Each corpus log yields an event of its expected id (ranking is tested end to end).
+TEST(Corpus, EveryCaseMatchesItsId) {
+  for (const auto& c : test::corpus()) {
+    LogFacts f = scan_file(test::corpus_path(c.file), test::kb_matcher());
+    auto ids = test::event_ids(f);
+    if (c.primary == "-") {
+      EXPECT_TRUE(ids.empty()) << c.file;
+      continue;
+    }
+    EXPECT_NE(std::find(ids.begin(), ids.end(), c.primary), ids.end()) << c.file << " lacks " << c.primary;
+  }
+}
+
+}  // namespace
+}  // namespace cd
