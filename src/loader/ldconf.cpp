@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "loader/read_file.hpp"
 #include "util/strings.hpp"
 
 namespace cd {
@@ -33,7 +34,7 @@ struct ConfReader {
 
   void read(const std::string& file) {
     if (!seen_files.insert(file).second) return;  // include loop or repeat
-    auto text = root.read(file);
+    auto text = read_file_sized(root, file, 1u << 20);
     if (!text) {
       if (file == "/etc/ld.so.conf") return;  // absent on some systems: only the defaults apply
       note(file + ": cannot read");

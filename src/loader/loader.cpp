@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <deque>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -66,7 +67,7 @@ LoaderSystem::LoaderSystem(Root root, LoaderConfig config) : root_(std::move(roo
 const LdCache& LoaderSystem::cache() {
   if (cache_loaded_) return cache_;
   cache_loaded_ = true;
-  auto data = root_.read("/etc/ld.so.cache", 64u << 20);
+  auto data = read_file_sized(root_, "/etc/ld.so.cache", 64u << 20);
   if (!data) {
     cache_error_ = "/etc/ld.so.cache: cannot read";
     return cache_;

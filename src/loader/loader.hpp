@@ -7,12 +7,14 @@
 // (the last two skipped for DF_1_NODEFLIB). Every file access goes through a Root.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "loader/elf_dyn.hpp"
 #include "loader/ldcache.hpp"
+#include "loader/read_file.hpp"
 #include "util/root.hpp"
 
 namespace cd {

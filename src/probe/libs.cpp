@@ -29,7 +29,7 @@ const DistOwner* LibsProbe::owner_of(const LibPlace& place, const std::string& b
       auto dash = stem.find('-');
       if (dash == std::string::npos) continue;
       DistOwner owner{replace_all(to_lower(stem.substr(0, dash)), "_", "-"), stem.substr(dash + 1), d};
-      auto record = root.read(path_join(path_join(place.dist_info_dir, d), "RECORD"), 4u << 20);
+      auto record = read_file_sized(root, path_join(path_join(place.dist_info_dir, d), "RECORD"), 4u << 20);
       if (!record) continue;
       for (const auto& line : split(*record, '\n')) {
         std::string file = line.substr(0, line.find(','));
@@ -46,7 +46,7 @@ const std::string* LibsProbe::toolkit_version(const std::string& root, const std
   auto it = toolkit_versions.find(root);
   if (it == toolkit_versions.end()) {
     std::map<std::string, std::string> versions;
-    if (auto text = sys.root().read(path_join(root, "version.json"))) {
+    if (auto text = read_file_sized(sys.root(), path_join(root, "version.json"), 1u << 20)) {
       try {
         auto j = nlohmann::json::parse(*text);
         for (auto& [k, v] : j.items())

@@ -30,7 +30,11 @@ namespace {
 bool so_suffix(std::string_view rest) {
   if (rest.substr(0, 3) != ".so") return false;
   rest.remove_prefix(3);
-  return rest.empty() || (rest.size() > 1 && rest[0] == '.' && std::isdigit(static_cast<unsigned char>(rest[1])));
+  if (rest.empty()) return true;
+  if (rest.size() < 2 || rest[0] != '.' || !std::isdigit(static_cast<unsigned char>(rest[1]))) return false;
+  for (char c : rest)
+    if (c != '.' && !std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
 }
 
 }  // namespace

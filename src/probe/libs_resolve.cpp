@@ -102,7 +102,7 @@ void torch_consumer(LibsProbe& p, const PythonEnv& env, const std::string& sp, s
   c.pkg = package(env, "torch");
   std::string version = !env.torch.version.empty() ? env.torch.version : c.pkg ? c.pkg->version : "";
   c.label = "torch " + (version.empty() ? std::string("?") : version) + " (" + (env.prefix.empty() ? sp : env.prefix) + ")";
-  if (root.read(path_join(torch, "__init__.py"), 1u << 20).value_or("").find("_preload_cuda_deps") != std::string::npos)
+  if (read_file_sized(root, path_join(torch, "__init__.py"), 1u << 20).value_or("").find("_preload_cuda_deps") != std::string::npos)
     for (const auto& s : env.site_packages)
       for (const auto& sub : root.list(path_join(s, "nvidia"))) c.preload_dirs.push_back(path_join(s, "nvidia/" + sub + "/lib"));
 
