@@ -363,21 +363,29 @@ struct Need {
   const PythonEnv* python = nullptr;
 };
 
-// The torch wheel variant to install for a driver whose CUDA is `have`: the newest
-// variant of that release not above it.
-std::string torch_variant_for(const Kb& kb, const std::string& torch_version, const Version& have) {
+// The torch wheel variant to install for a driver whose CUDA is `have`: the newest variant
+// of that release not above it, else (minor-version compatibility) the oldest of its major.
+struct TorchPick {
+  std::string variant;
+  bool minor_compat = false;
+};
+TorchPick torch_variant_for(const Kb& kb, const std::string& torch_version, const Version& have) {
   auto rel = torch_release(kb, torch_version);
   if (!rel) return {};
-  std::string best;
-  Version best_v;
+  TorchPick best, same_major;
+  Version best_v, same_v;
   for (const auto& v : rel->variants) {
     auto cv = cuda_from_tag(v);
-    if (cv && *cv <= have && (best.empty() || *cv > best_v)) {
-      best = v;
+    if (!cv) continue;
+    if (*cv <= have && (best.variant.empty() || *cv > best_v)) {
+      best = {v, false};
       best_v = *cv;
+    } else if (cv->major() == have.major() && (same_major.variant.empty() || *cv < same_v)) {
+      same_major = {v, true};
+      same_v = *cv;
     }
   }
-  return best;
+  return best.variant.empty() ? same_major : best;
 }
 
 std::vector<std::string> too_old_fix(const Facts& f, const Kb& kb, const Need& n, const DriverSummary& s) {
@@ -392,11 +400,13 @@ std::vector<std::string> too_old_fix(const Facts& f, const Kb& kb, const Need& n
   fix.push_back("sudo apt install nvidia-driver-" + branch + "-open && sudo reboot");
   if (n.framework && n.python) {
     std::string base = n.python->torch.version.substr(0, n.python->torch.version.find('+'));
-    std::string variant = torch_variant_for(kb, n.python->torch.version, s.cuda);
-    if (!variant.empty()) {
-      fix.push_back("# or install the torch build for the driver's CUDA " + s.cuda.major_minor() + ":");
-      fix.push_back(fmt::format("{} -m pip install --force-reinstall torch=={} --index-url {}", n.python->interpreter,
-                                base, torch_index_url(kb, variant)));
+    TorchPick pick = torch_variant_for(kb, n.python->torch.version, s.cuda);
+    if (!pick.variant.empty() && !(pick.minor_compat && cuda_from_tag(pick.variant) == n.cuda)) {
+      fix.push_back("# or install the torch build for the driver's CUDA " + s.cuda.major_minor() +
+                    (pick.minor_compat ? " (runs through minor-version compatibility):" : ":"));
+      fix.push_back(fmt::format("{} -m pip install --force-reinstall torch=={} --index-url {}",
+                                n.python->interpreter.empty() ? "python" : n.python->interpreter, base,
+                                torch_index_url(kb, pick.variant)));
     } else {
       fix.push_back(fmt::format("# or install a torch release that has a cu{}{} (or older) build: https://pytorch.org/get-started/previous-versions/",
                                 s.cuda.major(), s.cuda.minor()));

@@ -1,0 +1,185 @@
+// device_rules: one test (at least) per device.* id and memory.held_by_dead_process.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "kb/kb.hpp"
+#include "rules/rules.hpp"
+
+namespace {
+
+cd::Facts two_gpus() {
+  cd::Facts f;
+  cd::DriverFacts& d = f.driver;
+  d.module_loaded = true;
+  d.module_version = d.nvml_driver_version = "580.159.04";
+  d.nvml_status = 0;
+  d.cu_init_status = 0;
+  d.cuda_driver_version = 13000;
+  d.cuda_device_count = 2;
+  for (int i = 0; i < 2; ++i) {
+    cd::GpuInfo g;
+    g.nvml_index = g.cuda_index = i;
+    g.name = "NVIDIA H100 80GB HBM3";
+    g.uuid = i == 0 ? "GPU-0a1b2c3d-0000" : "GPU-9f8e7d6c-1111";
+    g.pci_bus_id = i == 0 ? "0000:3b:00.0" : "0000:5e:00.0";
+    g.persistence_mode = "on";
+    g.compute_mode = "default";
+    g.ecc_uncorrected_volatile = 0;
+    g.pcie_gen_current = g.pcie_gen_max = 5;
+    g.pcie_width_current = g.pcie_width_max = 16;
+    d.gpus.push_back(g);
+  }
+  d.device_nodes = {"/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidia1", "/dev/nvidiactl"};
+  return f;
+}
+
+cd::Findings run(const cd::Facts& f) { return cd::device_rules(f, cd::Kb::get()); }
+
+// A copy: the findings passed in are often a temporary.
+std::optional<cd::Finding> find(const cd::Findings& all, const std::string& id) {
+  for (const auto& f : all)
+    if (f.id == id) return f;
+  return std::nullopt;
+}
+
+std::string fixes(const cd::Finding& f) {
+  std::string s;
+  for (const auto& l : f.fix) s += l + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST(DeviceRules, HealthyGpusHaveNoFindings) {
+  cd::Facts f = two_gpus();
+  f.env["CUDA_VISIBLE_DEVICES"] = "1,0";
+  EXPECT_TRUE(run(f).empty());
+  f.env["CUDA_VISIBLE_DEVICES"] = "GPU-9f8e";  // UUID prefixes are valid
+  EXPECT_TRUE(run(f).empty());
+}
+
+TEST(DeviceRules, VisibleDevicesHidingAll) {
+  for (const char* value : {"", "-1", "NoDevFiles", "GPU-deadbeef"}) {
+    cd::Facts f = two_gpus();
+    f.env["CUDA_VISIBLE_DEVICES"] = value;
+    auto x = find(run(f), "device.not_visible");
+    ASSERT_TRUE(x.has_value()) << value;
+    EXPECT_EQ(x->severity, cd::Severity::error) << value;
+    EXPECT_NE(x->title.find("hides all 2 GPU(s)"), std::string::npos) << x->title;
+    EXPECT_EQ(x->fix.front(), "unset CUDA_VISIBLE_DEVICES   # all GPUs");
+    EXPECT_NE(fixes(*x).find("export CUDA_VISIBLE_DEVICES=0,1"), std::string::npos);
+  }
+}
+
+TEST(DeviceRules, VisibleDevicesWithBadId) {
+  cd::Facts f = two_gpus();
+  f.env["CUDA_VISIBLE_DEVICES"] = "0,7,1";
+  auto x = find(run(f), "device.not_visible");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->severity, cd::Severity::warning);
+  EXPECT_NE(x->title.find("\"7\""), std::string::npos) << x->title;
+}
+
+TEST(DeviceRules, CuInitNoDeviceWhileNvmlSeesGpus) {
+  cd::Facts f = two_gpus();
+  f.driver.cu_init_status = 100;
+  f.driver.cu_init_error = "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected";
+  f.driver.cuda_device_count = -1;
+  auto x = find(run(f), "device.not_visible");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->severity, cd::Severity::error);
+  EXPECT_NE(fixes(*x).find("ls -l /dev/nvidia*"), std::string::npos);
+}
+
+TEST(DeviceRules, ExclusiveProcessWithAHolder) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus[1].compute_mode = "exclusive_process";
+  f.driver.processes.push_back({4242, "GPU-9f8e7d6c-1111", 30000, "python3", true, false});
+  auto x = find(run(f), "device.busy_or_unavailable");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->severity, cd::Severity::warning);
+  EXPECT_NE(x->title.find("4242"), std::string::npos);
+  EXPECT_NE(fixes(*x).find("nvidia-smi -i 1 -c DEFAULT"), std::string::npos);
+  f.driver.processes.clear();  // exclusive but idle: fine
+  EXPECT_FALSE(find(run(f), "device.busy_or_unavailable").has_value());
+}
+
+TEST(DeviceRules, ProhibitedComputeMode) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus[0].compute_mode = "prohibited";
+  auto x = find(run(f), "device.busy_or_unavailable");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->severity, cd::Severity::error);
+}
+
+TEST(DeviceRules, UncorrectableEcc) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus[0].ecc_uncorrected_volatile = 2;
+  auto x = find(run(f), "device.hardware_fault");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->severity, cd::Severity::error);
+  EXPECT_NE(fixes(*x).find("nvidia-smi -r -i 0"), std::string::npos);
+}
+
+TEST(DeviceRules, PendingRemapNeedsReset) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus[1].remapped_rows_pending = 1;
+  auto x = find(run(f), "device.hardware_fault");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->severity, cd::Severity::warning);
+}
+
+TEST(DeviceRules, HungDriverQuery) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus.clear();
+  f.driver.query_error = "driver query timed out after 10 s in nvml";
+  auto x = find(run(f), "device.hardware_fault");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(x->title.find("timed out after 10 s in nvml"), std::string::npos);
+}
+
+TEST(DeviceRules, NvmlGpuLostIsDecoded) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus.clear();
+  f.driver.nvml_status = 15;
+  f.driver.nvml_error = "NVML_ERROR_GPU_IS_LOST: GPU is lost";
+  auto x = find(run(f), "device.hardware_fault");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(x->title.find("fallen off the bus"), std::string::npos) << x->title;  // from data/nvml_errors.toml
+}
+
+TEST(DeviceRules, NarrowPcieLink) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus[0].pcie_width_current = 8;
+  auto x = find(run(f), "device.degraded_link");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(x->title.find("gen5 x8"), std::string::npos) << x->title;
+}
+
+TEST(DeviceRules, IdleGenerationDropIsNotALinkProblem) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus[0].pcie_gen_current = 1;  // power saving at idle
+  EXPECT_FALSE(find(run(f), "device.degraded_link").has_value());
+  f.driver.processes.push_back({77, f.driver.gpus[0].uuid, 1000, "python3", true, false});
+  EXPECT_TRUE(find(run(f), "device.degraded_link").has_value());  // still gen1 under load
+}
+
+TEST(DeviceRules, MemoryHeldByDeadProcess) {
+  cd::Facts f = two_gpus();
+  f.driver.processes.push_back({31337, "GPU-0a1b2c3d-0000", 20480, "", false, false});
+  f.driver.processes.push_back({4000, "GPU-0a1b2c3d-0000", 1024, "python3", true, true});
+  auto all = run(f);
+  int n = 0;
+  for (const auto& x : all) {
+    if (x.id != "memory.held_by_dead_process") continue;
+    ++n;
+    EXPECT_EQ(x.severity, cd::Severity::warning);
+    EXPECT_EQ(x.layer, "memory");
+  }
+  EXPECT_EQ(n, 2);
+  f.platform.container = "docker";  // another PID namespace: only info for the vanished one
+  auto x = find(run(f), "memory.held_by_dead_process");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->severity, cd::Severity::info);
+}
