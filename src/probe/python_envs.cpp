@@ -226,7 +226,8 @@ std::string follow_wrapper(const Root& root, const std::string& path, const std:
     size_t begin = text->find_last_of(" \t\n\"'=", at);
     begin = begin == std::string::npos ? 0 : begin + 1;
     std::string target = text->substr(begin, end - begin);
-    if (!target.empty() && target[0] == '/' && target != path && root.exists(target)) return target;
+    if (!target.empty() && target[0] == '/' && target != path && (root.exists(target) || root.is_symlink(target)))
+      return target;
   }
   return path;
 }

@@ -34,7 +34,7 @@ struct Collector {
     tk.root = *resolved;
     tk.origin = origin;
     std::string nvcc = path_join(tk.root, "bin/nvcc");
-    if (root.exists(nvcc)) tk.nvcc = nvcc;
+    if (present(root, nvcc)) tk.nvcc = nvcc;
     read_toolkit_version(root, tk, opts.timeout);
     read_host_config(root, tk);
     toolkits.push_back(std::move(tk));
@@ -53,7 +53,7 @@ struct Collector {
       auto files = root.glob(meta, std::string(pkg) + "-[0-9]*.json");
       if (files.empty()) continue;
       std::string conda_version = split(path_basename(files.front()).substr(std::string(pkg).size() + 1), '-').front();
-      bool has_nvcc = root.exists(path_join(env.prefix, "bin/nvcc"));
+      bool has_nvcc = present(root, path_join(env.prefix, "bin/nvcc"));
       Toolkit* tk = nullptr;
       if (has_nvcc || looks_like_toolkit(root, env.prefix)) {
         tk = add(env.prefix, "conda:" + env.prefix);
@@ -77,7 +77,7 @@ struct Collector {
   void from_pip(const EnvLocation& env) {
     for (const auto& site : env.site_packages)
       for (const char* sub : {"nvidia/cuda_nvcc", "nvidia/cu13", "nvidia/cu12"})
-        if (root.exists(path_join(site, std::string(sub) + "/bin/nvcc")))
+        if (present(root, path_join(site, std::string(sub) + "/bin/nvcc")))
           add(path_join(site, sub), fmt::format("pip:nvidia-cuda-nvcc ({})", env.prefix));
   }
 };
@@ -128,7 +128,7 @@ void probe_toolkits(Facts& facts, const ProbeOptions& opts) {
   }
 
   // What the system-wide links select.
-  if (root.exists("/usr/local/cuda")) {
+  if (present(root, "/usr/local/cuda")) {
     out.usr_local_cuda = root.resolve("/usr/local/cuda").value_or("");
     c.select(c.find(out.usr_local_cuda), "/usr/local/cuda");
   }

@@ -54,8 +54,8 @@ bool from_dist_info(const Root& root, Toolkit& tk) {
   for (const auto& d : dirs)
     for (const auto& info : root.glob(d, "nvidia_cuda_nvcc*-*.dist-info")) {
       std::string name = path_basename(info);
+      name.resize(name.size() - 10);  // ".dist-info"
       std::string version = name.substr(name.rfind('-') + 1);
-      version = version.substr(0, version.size() - 10);  // ".dist-info"
       if (!Version::parse(version)) continue;
       tk.version = version;
       tk.version_source = info;
@@ -84,8 +84,11 @@ bool from_cuda_h(const Root& root, Toolkit& tk) {
 
 }  // namespace
 
+// exists() follows links on the host; a --root tree's absolute links need is_symlink().
+bool present(const Root& root, const std::string& path) { return root.exists(path) || root.is_symlink(path); }
+
 bool looks_like_toolkit(const Root& root, const std::string& dir) {
-  return root.exists(path_join(dir, "bin/nvcc")) || root.is_file(path_join(dir, "version.json")) ||
+  return present(root, path_join(dir, "bin/nvcc")) || root.is_file(path_join(dir, "version.json")) ||
          root.is_file(path_join(dir, "version.txt")) || root.is_file(path_join(dir, "include/cuda.h"));
 }
 

@@ -8,6 +8,8 @@
 
 namespace cd {
 
+// Whether `path` exists as a file, directory or (possibly dangling on the host) symlink.
+bool present(const Root& root, const std::string& path);
 // Whether `dir` looks like a toolkit (bin/nvcc, version.json, version.txt or include/cuda.h).
 bool looks_like_toolkit(const Root& root, const std::string& dir);
 // Fills version/version_source from version.json, version.txt, dist-info, cuda.h; nvcc
