@@ -1,0 +1,212 @@
+// libs.* rules on hand-built facts shaped like the H200 machine (system cuDNN 9.14.0 /
+// NCCL 2.28.3 in ld.so.cache, torch 2.11.0+cu130 loading the cu13 wheels through its
+// DT_RPATH), one test per finding id plus the healthy baseline.
+#include <gtest/gtest.h>
+
+#include "rules/rules.hpp"
+
+namespace cd {
+namespace {
+
+const std::string kVenv = "/opt/torch/.venv";
+const std::string kSite = kVenv + "/lib/python3.12/site-packages";
+const std::string kSys = "/usr/lib/x86_64-linux-gnu";
+const std::string kTorch = "torch 2.11.0+cu130 (/opt/torch/.venv)";
+
+LibraryCopy copy(std::string name, std::string soname, std::string path, std::string real, std::string version,
+                 std::string origin, bool cached = false) {
+  LibraryCopy c;
+  c.name = std::move(name);
+  c.soname = std::move(soname);
+  c.path = std::move(path);
+  c.realpath = std::move(real);
+  c.version = std::move(version);
+  c.version_source = "test";
+  c.origin = std::move(origin);
+  c.in_ld_cache = cached;
+  return c;
+}
+
+LibraryResolution res(std::string consumer, std::string env, std::string name, std::string soname, std::string path,
+                      std::string real, std::string via, std::string provided = "") {
+  LibraryResolution r;
+  r.consumer = std::move(consumer);
+  r.env = std::move(env);
+  r.requested_by = kSite + "/torch/lib/libtorch_cuda.so";
+  r.name = std::move(name);
+  r.soname = std::move(soname);
+  r.path = std::move(path);
+  r.realpath = std::move(real);
+  r.via = via;
+  r.detail = via;
+  r.provided_by = std::move(provided);
+  return r;
+}
+
+Facts h200() {
+  Facts f;
+  PythonEnv env;
+  env.interpreter = kVenv + "/bin/python3";
+  env.prefix = kVenv;
+  env.site_packages = {kSite};
+  env.torch.version = "2.11.0+cu130";
+  env.torch.cuda = "13.0";
+  f.pythons.push_back(env);
+  f.libs.ld_library_path = {"/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"};
+  std::string wcudnn = kSite + "/nvidia/cudnn/lib/libcudnn.so.9", wnccl = kSite + "/nvidia/nccl/lib/libnccl.so.2",
+              wrt = kSite + "/nvidia/cu13/lib/libcudart.so.13";
+  f.libs.copies = {
+      copy("cudnn", "libcudnn.so.9", kSys + "/libcudnn.so.9", kSys + "/libcudnn.so.9.14.0", "9.14.0", "system", true),
+      copy("cudnn", "libcudnn_ops.so.9", kSys + "/libcudnn_ops.so.9", kSys + "/libcudnn_ops.so.9.14.0", "9.14.0", "system", true),
+      copy("cudnn", "libcudnn.so.9", wcudnn, wcudnn, "9.19.0.56", "wheel:nvidia-cudnn-cu13 (/opt/torch/.venv)"),
+      copy("nccl", "libnccl.so.2", kSys + "/libnccl.so.2", kSys + "/libnccl.so.2.28.3", "2.28.3", "system", true),
+      copy("nccl", "libnccl.so.2", wnccl, wnccl, "2.28.9", "wheel:nvidia-nccl-cu13 (/opt/torch/.venv)"),
+      copy("cudart", "libcudart.so.13", "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13",
+           "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13.0.96", "13.0.96", "toolkit:/usr/local/cuda-13.0", true),
+      copy("cudart", "libcudart.so.13", wrt, wrt, "13.0.96", "wheel:nvidia-cuda-runtime (/opt/torch/.venv)"),
+  };
+  std::string rp = kSite + "/torch/lib/../../nvidia/";
+  f.libs.resolutions = {
+      res(kTorch, kVenv, "cudnn", "libcudnn.so.9", rp + "cudnn/lib/libcudnn.so.9", wcudnn, "RPATH",
+          "nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\""),
+      res(kTorch, kVenv, "nccl", "libnccl.so.2", rp + "nccl/lib/libnccl.so.2", wnccl, "RPATH", "nvidia-nccl-cu13==2.28.9"),
+      res(kTorch, kVenv, "cudart", "libcudart.so.13", rp + "cu13/lib/libcudart.so.13", wrt, "RPATH"),
+      res("programs without RPATH", "", "cudnn", "libcudnn.so.9", kSys + "/libcudnn.so.9", kSys + "/libcudnn.so.9.14.0", "ld.so.cache"),
+      res("programs without RPATH", "", "nccl", "libnccl.so.2", kSys + "/libnccl.so.2", kSys + "/libnccl.so.2.28.3", "ld.so.cache"),
+  };
+  return f;
+}
+
+Findings with_id(const Findings& all, const std::string& id) {
+  Findings out;
+  for (const auto& f : all)
+    if (f.id == id) out.push_back(f);
+  return out;
+}
+
+bool any_contains(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& x : v)
+    if (x.find(s) != std::string::npos) return true;
+  return false;
+}
+
+bool evidence_contains(const Finding& f, const std::string& s) {
+  for (const auto& e : f.evidence)
+    if (e.fact.find(s) != std::string::npos) return true;
+  return false;
+}
+
+TEST(LibsRules, DuplicateCopiesOnTheH200) {
+  Findings all = libs_rules(h200(), Kb::get());
+  Findings dup = with_id(all, "libs.duplicate_copies");
+  ASSERT_EQ(dup.size(), 3u);  // cudnn, nccl (different versions) + one info line for same-version copies
+  const Finding& cudnn = dup[0];
+  EXPECT_EQ(cudnn.severity, Severity::warning);
+  EXPECT_EQ(cudnn.layer, "libs");
+  EXPECT_NE(cudnn.title.find("2 copies of cudnn (9.14.0, 9.19.0.56)"), std::string::npos) << cudnn.title;
+  EXPECT_NE(cudnn.title.find(kTorch + " loads 9.19.0.56 from wheel:nvidia-cudnn-cu13"), std::string::npos) << cudnn.title;
+  EXPECT_NE(cudnn.title.find("everything else gets 9.14.0 (ld.so.cache)"), std::string::npos) << cudnn.title;
+  EXPECT_TRUE(evidence_contains(cudnn, "collect_env` reports cuDNN 9.14.0"));
+  EXPECT_TRUE(any_contains(cudnn.fix, "export LD_LIBRARY_PATH=" + kSite + "/torch/lib/../../nvidia/cudnn/lib"));
+  EXPECT_TRUE(any_contains(cudnn.fix, "dpkg -S " + kSys + "/libcudnn.so.9.14.0"));
+  EXPECT_FALSE(cudnn.explanation.empty());
+  EXPECT_NE(dup[1].title.find("nccl (2.28.3, 2.28.9)"), std::string::npos) << dup[1].title;
+  EXPECT_EQ(dup[2].severity, Severity::info);
+  EXPECT_TRUE(evidence_contains(dup[2], "cudart 13.0.96"));
+  // Healthy otherwise: torch gets the cuDNN it pins, everything resolves.
+  EXPECT_TRUE(with_id(all, "libs.cudnn_mismatch").empty());
+  EXPECT_TRUE(with_id(all, "libs.not_found").empty());
+  EXPECT_TRUE(with_id(all, "libs.symbol_conflict").empty());
+}
+
+TEST(LibsRules, SingleCopiesAreQuiet) {
+  Facts f = h200();
+  f.libs.copies.erase(f.libs.copies.begin(), f.libs.copies.begin() + 2);  // no system cuDNN
+  f.libs.copies.erase(f.libs.copies.begin() + 1);                         // no system NCCL
+  f.libs.copies.pop_back();                                               // one cudart
+  EXPECT_TRUE(with_id(libs_rules(f, Kb::get()), "libs.duplicate_copies").empty());
+}
+
+TEST(LibsRules, CudnnMismatchWhenTorchFallsBackToTheSystemCopy) {
+  Facts f = h200();
+  auto& r = f.libs.resolutions[0];  // the wheel is gone: ld.so.cache gives the system 9.14.0
+  r.path = kSys + "/libcudnn.so.9";
+  r.realpath = kSys + "/libcudnn.so.9.14.0";
+  r.via = r.detail = "ld.so.cache";
+  Findings m = with_id(libs_rules(f, Kb::get()), "libs.cudnn_mismatch");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].severity, Severity::error);  // older minor than built for
+  EXPECT_EQ(m[0].subject, kTorch);
+  EXPECT_NE(m[0].title.find("gets cuDNN 9.14.0 but expects 9.19.0.56"), std::string::npos) << m[0].title;
+  EXPECT_TRUE(evidence_contains(m[0], "expects cuDNN 9.19.0.56"));
+  EXPECT_EQ(m[0].fix.front(), kVenv + "/bin/python3 -m pip install 'nvidia-cudnn-cu13==9.19.0.56'");
+}
+
+TEST(LibsRules, CudnnMismatchUsesTheDeepVersionWhenItRan) {
+  Facts f = h200();
+  f.pythons[0].deep.ran = true;
+  f.pythons[0].deep.cudnn_version = "91900";
+  EXPECT_TRUE(with_id(libs_rules(f, Kb::get()), "libs.cudnn_mismatch").empty());
+  f.pythons[0].deep.cudnn_version = "8907";  // cuDNN 8.9.7 (MAJOR*1000 + MINOR*100 + PATCH): another major
+  Findings m = with_id(libs_rules(f, Kb::get()), "libs.cudnn_mismatch");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].severity, Severity::error);
+  EXPECT_NE(m[0].title.find("cuDNN 8.9.7"), std::string::npos) << m[0].title;
+}
+
+TEST(LibsRules, NotFoundNamesTheWheelToReinstall) {
+  Facts f = h200();
+  auto& r = f.libs.resolutions[1];
+  r.path = r.realpath = "";
+  r.via = "not found";
+  r.detail = "libnccl.so.2: cannot open shared object file: No such file or directory";
+  r.tried = {kSite + "/torch/lib/../../nvidia/nccl/lib/libnccl.so.2"};
+  f.libs.copies.erase(f.libs.copies.begin() + 3, f.libs.copies.begin() + 5);
+  Findings nf = with_id(libs_rules(f, Kb::get()), "libs.not_found");
+  ASSERT_EQ(nf.size(), 1u);
+  EXPECT_EQ(nf[0].severity, Severity::error);
+  EXPECT_NE(nf[0].title.find("libnccl.so.2 cannot be loaded"), std::string::npos);
+  EXPECT_TRUE(evidence_contains(nf[0], "cannot open shared object file"));
+  EXPECT_TRUE(evidence_contains(nf[0], "tried " + kSite));
+  EXPECT_EQ(nf[0].fix.front(), kVenv + "/bin/python3 -m pip install --force-reinstall 'nvidia-nccl-cu13==2.28.9'");
+}
+
+TEST(LibsRules, SymbolConflictFromAnOlderCopyOnLdLibraryPath) {
+  // pytorch#111469 in the cu13 layout: the wheel's libcusparse gets an older toolkit
+  // libnvJitLink through LD_LIBRARY_PATH although its own directory has the matching one.
+  Facts f = h200();
+  std::string wdir = kSite + "/nvidia/cu13/lib";
+  f.libs.ld_library_path = {"/usr/local/cuda-13.0/lib64", "/usr/local/nvidia/lib64"};
+  f.libs.copies.push_back(copy("nvJitLink", "libnvJitLink.so.13", wdir + "/libnvJitLink.so.13", wdir + "/libnvJitLink.so.13",
+                               "13.0.88", "wheel:nvidia-nvjitlink (/opt/torch/.venv)"));
+  f.libs.copies.push_back(copy("nvJitLink", "libnvJitLink.so.13", "/usr/local/cuda-13.0/lib64/libnvJitLink.so.13",
+                               "/usr/local/cuda-13.0/lib64/libnvJitLink.so.13.0.39", "13.0.39", "toolkit:/usr/local/cuda-13.0"));
+  LibraryResolution r = res(kTorch, kVenv, "nvJitLink", "libnvJitLink.so.13", "/usr/local/cuda-13.0/lib64/libnvJitLink.so.13",
+                            "/usr/local/cuda-13.0/lib64/libnvJitLink.so.13.0.39", "LD_LIBRARY_PATH");
+  r.requested_by = wdir + "/libcusparse.so.12";
+  f.libs.resolutions.push_back(r);
+  Findings sc = with_id(libs_rules(f, Kb::get()), "libs.symbol_conflict");
+  ASSERT_EQ(sc.size(), 1u);
+  EXPECT_EQ(sc[0].severity, Severity::warning);
+  EXPECT_NE(sc[0].title.find("libcusparse.so.12 needs libnvJitLink.so.13 13.0.88"), std::string::npos) << sc[0].title;
+  EXPECT_EQ(sc[0].fix.front(), "export LD_LIBRARY_PATH=/usr/local/nvidia/lib64");
+  // The same copy from its own directory is fine.
+  f.libs.resolutions.back().realpath = wdir + "/libnvJitLink.so.13";
+  f.libs.resolutions.back().path = wdir + "/libnvJitLink.so.13";
+  EXPECT_TRUE(with_id(libs_rules(f, Kb::get()), "libs.symbol_conflict").empty());
+}
+
+TEST(LibsRules, FactsRoundTripKeepsEveryLibsField) {
+  Facts f = h200();
+  f.libs.copies[0].also_at = {"/lib/x86_64-linux-gnu"};
+  f.libs.resolutions[0].tried = {"/x/libcudnn.so.9"};
+  Facts back = facts_from_json_text(facts_to_json_text(f), "test");
+  EXPECT_EQ(back.libs.copies[0].also_at, f.libs.copies[0].also_at);
+  EXPECT_TRUE(back.libs.copies[0].in_ld_cache);
+  EXPECT_EQ(back.libs.resolutions[0].provided_by, f.libs.resolutions[0].provided_by);
+  EXPECT_EQ(back.libs.resolutions[0].tried, f.libs.resolutions[0].tried);
+  EXPECT_EQ(back.libs.ld_library_path, f.libs.ld_library_path);
+}
+
+}  // namespace
+}  // namespace cd
