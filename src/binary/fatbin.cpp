@@ -98,19 +98,21 @@ std::string entry_arch_name(const FatbinEntry& e) {
   return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
 }
 
-FatbinParse parse_fatbin(Bytes b) {
+FatbinParse parse_fatbin(Bytes b, uint64_t base) {
   FatbinParse out;
-  uint64_t p = 0;
+  // Containers sit at 8-byte aligned file offsets; a section may start unaligned (.ldata).
+  auto next_aligned = [base](uint64_t p) { return ((base + p + 8) & ~uint64_t{7}) - base; };
+  uint64_t p = (base % 8) ? next_aligned(0) : 0;
   while (fits(b.size(), p, kContainerHeader)) {
     if (load<uint32_t>(b, p) != kFatbinMagic) {
-      p += 8;  // padding between containers is 8-byte aligned
+      p = next_aligned(p);  // padding between containers
       continue;
     }
     uint16_t header_size = load<uint16_t>(b, p + 6);
     uint64_t fat_size = load<uint64_t>(b, p + 8);
     if (header_size < kContainerHeader || !fits(b.size(), p, header_size)) {
       out.notes.push_back({p, fmt::format("bad container header size {}", header_size)});
-      p += 8;
+      p = next_aligned(p);
       continue;
     }
     uint64_t begin = p + header_size;

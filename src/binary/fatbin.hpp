@@ -57,7 +57,8 @@ struct FatbinParse {
 // Walks every container in `bytes` (a .nv_fatbin section or a .fatbin file) by the
 // sizes in their headers, looking for the next magic at 8-byte steps in between.
 // Never reads outside `bytes`; bad sizes end a container with a note.
-FatbinParse parse_fatbin(Bytes bytes);
+// `base` is the file offset of bytes[0]: the magic is looked for at 8-byte aligned file offsets.
+FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0);
 
 // "sm_90a", "compute_100f" (kind decides the prefix).
 std::string entry_arch_name(const FatbinEntry& e);

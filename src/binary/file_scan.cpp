@@ -21,6 +21,14 @@ struct ElfCloser {
 };
 using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
 
+// Where fatbins live: .nv_fatbin (linked), __nv_relfatbin (-rdc objects), and the
+// large-model data sections some big libraries register their modules from (cuFFT: .ldata).
+bool fatbin_section(const char* name) {
+  for (const char* s : {".nv_fatbin", "__nv_relfatbin", ".ldata", ".lrodata"})
+    if (std::strcmp(name, s) == 0) return true;
+  return false;
+}
+
 class Scanner {
  public:
   Scanner(std::string_view name, bool kernels, FileScan& out) : name_(name), kernels_(kernels), out_(out) {}
@@ -87,21 +95,21 @@ class Scanner {
       GElf_Shdr sh;
       if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
       const char* sname = elf_strptr(elf, shstrndx, sh.sh_name);
-      if (!sname || (std::strcmp(sname, ".nv_fatbin") != 0 && std::strcmp(sname, "__nv_relfatbin") != 0)) continue;
+      if (!sname || !fatbin_section(sname)) continue;
       if (!fits(b.size(), sh.sh_offset, sh.sh_size)) {
         note(base + sh.sh_offset, fmt::format("section {} runs past the end of the file", sname));
         continue;
       }
-      region(b.subspan(sh.sh_offset, sh.sh_size), base + sh.sh_offset);
+      region(b.subspan(sh.sh_offset, sh.sh_size), base + sh.sh_offset, sh.sh_offset, sname[1] == 'l');
     }
   }
 
-  // Containers in `b`, which starts at file offset `base`.
-  void region(Bytes b, uint64_t base) {
-    FatbinParse parse = parse_fatbin(b);
+  // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
+  void region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
+    FatbinParse parse = parse_fatbin(b, align_base);
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
     for (auto& c : parse.containers) {
-      FoundContainer fc{base + c.offset, std::move(c.entries), {}};
+      FoundContainer fc{base + c.offset, dispatch_table, std::move(c.entries), {}};
       if (kernels_) fc.kernels = kernel_names(b, fc, base);
       out_.containers.push_back(std::move(fc));
     }
@@ -145,7 +153,7 @@ class Scanner {
     CubinDetails d;
     std::string error;
     if (read_cubin_details(b, d, error) && d.arch_specific) e.suffix = 'a';
-    FoundContainer fc{base, {e}, {}};
+    FoundContainer fc{base, false, {e}, {}};
     if (kernels_) fc.kernels = std::move(d.kernels);
     out_.containers.push_back(std::move(fc));
   }
@@ -163,7 +171,7 @@ class Scanner {
     e.major = info.major;
     e.minor = info.minor;
     e.payload_size = b.size();
-    out_.containers.push_back({0, {e}, std::move(info.entries)});
+    out_.containers.push_back({0, false, {e}, std::move(info.entries)});
   }
 
   std::string_view name_;

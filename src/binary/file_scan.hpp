@@ -13,6 +13,9 @@ namespace cd::bin {
 
 struct FoundContainer {
   uint64_t file_offset = 0;  // of the container header in the file
+  // Found in a large-model data section (.ldata): a library's own kernel table that it
+  // dispatches per GPU at run time (cuFFT), not a module the CUDA runtime registers.
+  bool dispatch_table = false;
   std::vector<FatbinEntry> entries;
   std::vector<std::string> kernels;  // --kernels
 };

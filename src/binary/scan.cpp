@@ -29,10 +29,22 @@ BinaryScan summarize(const std::string& path, bin::FileScan raw) {
   out.format = raw.format;
   out.error = std::move(raw.error);
   out.notes = std::move(raw.notes);
-  out.containers = static_cast<int>(raw.containers.size());
-  std::map<ImageKey, int> image_index;
+  std::map<ImageKey, int> image_index, dispatch_index;
   std::map<std::vector<int>, int> group_index;
   for (auto& c : raw.containers) {
+    if (c.dispatch_table) {
+      ++out.dispatch_containers;
+      for (const auto& e : c.entries) {
+        auto [it, fresh] = dispatch_index.emplace(key_of(e), static_cast<int>(out.dispatch_images.size()));
+        if (fresh) {
+          const auto& [kind, arch, suffix, major, minor, compression] = it->first;
+          out.dispatch_images.push_back(KernelImage{kind, arch, suffix, major, minor, compression, 0, 0, 0});
+        }
+        ++out.dispatch_images[it->second].count;
+      }
+      continue;
+    }
+    ++out.containers;
     std::vector<int> members;
     for (const auto& e : c.entries) {
       auto [it, fresh] = image_index.emplace(key_of(e), static_cast<int>(out.images.size()));

@@ -115,25 +115,48 @@ GpuVerdict judge_binary(const BinaryScan& scan, const GpuTarget& gpu, const Driv
   GpuVerdict out;
   out.gpu = gpu.label();
   out.sm = gpu.sm;
-  Verdict worst = Verdict::no_cuda_code;
-  int loadable = 0;
-  std::set<std::string> kernels_failing;
+  struct Judged {
+    const ContainerGroup* group;
+    Verdict verdict;
+  };
+  std::vector<Judged> judged;
+  // A kernel table the library dispatches itself (cuFFT .ldata) with SASS for this GPU counts as serving it.
+  bool some_serve = std::any_of(scan.dispatch_images.begin(), scan.dispatch_images.end(),
+                                [&](const KernelImage& img) { return sass_runs_on(img, gpu.sm, rules); });
+  bool dispatch_serves = some_serve;
   for (const auto& g : scan.groups) {
     std::vector<const KernelImage*> imgs;
     for (int i : g.images)
       if (i >= 0 && static_cast<size_t>(i) < scan.images.size() &&
-          (scan.images[i].kind == "sass" || scan.images[i].kind == "ptx"))
+          (scan.images[i].kind == "sass" || scan.images[i].kind == "ptx")) {
         imgs.push_back(&scan.images[i]);
+      }
     if (imgs.empty()) continue;  // NVVM IR only (JIT-LTO input): not loaded as a module
-    loadable += g.count;
     Verdict v = judge_container(imgs, gpu, driver, rules);
-    if (verdict_rank(v) > verdict_rank(worst)) worst = v;
-    if (v == Verdict::jit) out.containers_jit += g.count;
-    if (verdict_rank(v) > verdict_rank(Verdict::jit)) {
-      out.containers_failing += g.count;
-      kernels_failing.insert(g.kernels.begin(), g.kernels.end());
+    some_serve |= v == Verdict::native || v == Verdict::jit;
+    judged.push_back({&g, v});
+  }
+  // Libraries dispatch per architecture at run time (cuBLASLt: sm_90a-only, sm_100+sm_120-only
+  // containers): when some containers serve this GPU, the others are for other GPUs.
+  Verdict worst = Verdict::no_cuda_code;
+  int loadable = 0;
+  std::set<std::string> kernels_failing;
+  for (const auto& j : judged) {
+    bool fails = verdict_rank(j.verdict) > verdict_rank(Verdict::jit);
+    if (fails && some_serve) {
+      out.containers_other_arch += j.group->count;
+      continue;
+    }
+    loadable += j.group->count;
+    if (verdict_rank(j.verdict) > verdict_rank(worst)) worst = j.verdict;
+    if (j.verdict == Verdict::jit) out.containers_jit += j.group->count;
+    if (fails) {
+      out.containers_failing += j.group->count;
+      kernels_failing.insert(j.group->kernels.begin(), j.group->kernels.end());
     }
   }
+  if (loadable == 0 && dispatch_serves) worst = Verdict::native;
+  out.containers_judged = loadable;
   out.verdict = verdict_name(worst);
   out.kernels_failing.assign(kernels_failing.begin(), kernels_failing.end());
 
@@ -148,7 +171,13 @@ GpuVerdict judge_binary(const BinaryScan& scan, const GpuTarget& gpu, const Driv
                                                        : "all containers";
   switch (worst) {
     case Verdict::native:
-      out.detail = "SASS runs natively";
+      out.detail = dispatch_serves && loadable == 0
+                       ? fmt::format("SASS for this GPU in the library's own kernel table ({} containers in .ldata)",
+                                     scan.dispatch_containers)
+                   : out.containers_other_arch
+                       ? fmt::format("SASS runs natively ({} containers built only for other GPUs)",
+                                     out.containers_other_arch)
+                       : "SASS runs natively";
       break;
     case Verdict::jit:
       out.detail = fmt::format("{} of {} containers run only after a PTX JIT compile (first launch slow; cache ~/.nv/ComputeCache)",

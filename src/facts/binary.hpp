@@ -42,11 +42,13 @@ struct GpuVerdict {
   int sm = 0;
   std::string verdict;  // native | jit | no_kernel_image | ptx_too_new | compression_unsupported | no_cuda_code
   std::string detail;   // "needs sm_90 SASS or compute_≤90 PTX; has sm_75"
-  int containers_failing = 0;  // containers that cannot serve this GPU
+  int containers_judged = 0;   // containers with SASS/PTX that could be meant for this GPU
+  int containers_failing = 0;  // of those, the ones that cannot serve it
   int containers_jit = 0;      // containers served only by PTX JIT
+  int containers_other_arch = 0;  // single-architecture containers for other GPUs (runtime-dispatched), not counted as failing
   std::vector<std::string> kernels_failing;  // --kernels: kernels that would not run
 };
-CD_JSON(GpuVerdict, gpu, sm, verdict, detail, containers_failing, containers_jit, kernels_failing)
+CD_JSON(GpuVerdict, gpu, sm, verdict, detail, containers_judged, containers_failing, containers_jit, containers_other_arch, kernels_failing)
 
 struct BinaryScan {
   std::string path;
@@ -58,8 +60,13 @@ struct BinaryScan {
   int containers = 0;
   std::vector<KernelImage> images;     // distinct images over all containers
   std::vector<ContainerGroup> groups;  // distinct container shapes
+  // A library's own per-GPU kernel table in .ldata (cuFFT): counted apart, since the
+  // runtime never loads those containers as modules (cuobjdump does not list them).
+  int dispatch_containers = 0;
+  std::vector<KernelImage> dispatch_images;
   std::vector<GpuVerdict> verdicts;    // filled by scan for its targets; check recomputes in rules
 };
-CD_JSON(BinaryScan, path, package, format, file_size, error, notes, containers, images, groups, verdicts)
+CD_JSON(BinaryScan, path, package, format, file_size, error, notes, containers, images, groups, dispatch_containers,
+        dispatch_images, verdicts)
 
 }  // namespace cd

@@ -85,17 +85,38 @@ TEST(Verdict, DriverLimits) {
   EXPECT_EQ(judge({ptx(80, 95)}, 90, DriverTarget{13050, ""}), "jit") << "9.N <-> 13.N extrapolated";
 }
 
-TEST(Verdict, BinaryIsItsWorstContainer) {
+TEST(Verdict, ContainersForOtherGpusDoNotFailABinaryThatServes) {
   BinaryScan s;
   s.images = {sass(90), sass(80), ptx(80, 90)};
   s.groups = {ContainerGroup{10, {0}, {"good"}}, ContainerGroup{2, {1}, {"k_old"}}, ContainerGroup{3, {1, 2}, {"k_jit"}}};
   GpuVerdict v = judge_binary(s, GpuTarget{90, "NVIDIA H200"}, DriverTarget{13000, "580.159.04"}, rules());
-  EXPECT_EQ(v.verdict, "no_kernel_image");
-  EXPECT_EQ(v.containers_failing, 2);
+  EXPECT_EQ(v.verdict, "jit");
+  EXPECT_EQ(v.containers_other_arch, 2);
   EXPECT_EQ(v.containers_jit, 3);
-  EXPECT_EQ(v.kernels_failing, (std::vector<std::string>{"k_old"}));
+  EXPECT_EQ(v.containers_failing, 0);
   EXPECT_EQ(v.gpu, "sm_90 (NVIDIA H200)");
-  EXPECT_NE(v.detail.find("2 of 15 containers"), std::string::npos) << v.detail;
+}
+
+TEST(Verdict, NothingServesNamesTheFailingKernels) {
+  BinaryScan s;
+  s.images = {sass(75), sass(80)};
+  s.groups = {ContainerGroup{2, {0}, {"k_a"}}, ContainerGroup{1, {0, 1}, {"k_b"}}};
+  GpuVerdict v = judge_binary(s, GpuTarget{90, ""}, DriverTarget{13000, "580.159.04"}, rules());
+  EXPECT_EQ(v.verdict, "no_kernel_image");
+  EXPECT_EQ(v.containers_failing, 3);
+  EXPECT_EQ(v.containers_judged, 3);
+  EXPECT_EQ(v.kernels_failing, (std::vector<std::string>{"k_a", "k_b"}));
+  EXPECT_NE(v.detail.find("all containers"), std::string::npos) << v.detail;
+}
+
+TEST(Verdict, LibraryKernelTableServes) {
+  BinaryScan s;  // cuFFT: one sm_75 module in .nv_fatbin, its real kernels in .ldata
+  s.images = {sass(75)};
+  s.groups = {ContainerGroup{1, {0}, {}}};
+  s.dispatch_containers = 400;
+  s.dispatch_images = {sass(90), sass(100)};
+  EXPECT_EQ(judge_binary(s, GpuTarget{90, ""}, DriverTarget{}, rules()).verdict, "native");
+  EXPECT_EQ(judge_binary(s, GpuTarget{120, ""}, DriverTarget{}, rules()).verdict, "no_kernel_image");
 }
 
 TEST(Verdict, IrOnlyContainersDoNotCount) {

@@ -1,0 +1,143 @@
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "report/scan_report.hpp"
+#include "util/root.hpp"
+#include "util/strings.hpp"
+
+namespace cd {
+namespace {
+
+Color verdict_color(const std::string& v) {
+  if (v == "native") return Color::green;
+  if (v == "jit") return Color::yellow;
+  if (v == "no_cuda_code") return Color::gray;
+  return Color::red;
+}
+
+std::string verdict_text(const GpuVerdict& v) {
+  if (v.verdict != "native" && v.verdict != "no_cuda_code" && v.containers_failing < v.containers_judged)
+    return fmt::format("{} in {}/{}", v.verdict, v.verdict == "jit" ? v.containers_jit : v.containers_failing,
+                       v.containers_judged);
+  return v.verdict;
+}
+
+std::string human_bytes(uint64_t b) {
+  if (b >= (1ull << 30)) return fmt::format("{:.1f} GB", static_cast<double>(b) / (1ull << 30));
+  if (b >= (1ull << 20)) return fmt::format("{:.1f} MB", static_cast<double>(b) / (1ull << 20));
+  return fmt::format("{} kB", (b + 1023) / 1024);
+}
+
+// "sm_75 sm_80 …" and "compute_120 (9.0)" lists of a set of images.
+std::pair<std::string, std::string> arch_lists(const BinaryScan& b, const std::vector<int>* only = nullptr) {
+  std::set<std::pair<int, std::string>> sass, ptx;
+  for (size_t i = 0; i < b.images.size(); ++i) {
+    if (only && std::find(only->begin(), only->end(), static_cast<int>(i)) == only->end()) continue;
+    const KernelImage& img = b.images[i];
+    if (img.kind == "sass") sass.insert({img.arch, img.name()});
+    if (img.kind == "ptx") ptx.insert({img.arch, fmt::format("{}({}.{})", img.name(), img.ptx_major, img.ptx_minor)});
+  }
+  std::vector<std::string> s, p;
+  for (const auto& [_, n] : sass) s.push_back(n);
+  for (const auto& [_, n] : ptx) p.push_back(n);
+  return {s.empty() ? "-" : join(s, " "), p.empty() ? "-" : join(p, " ")};
+}
+
+// Display heading and the path prefix to strip for each binary.
+std::string heading_of(const BinaryScan& b) {
+  if (!b.package.empty()) return b.package;
+  return path_dirname(b.path);
+}
+
+}  // namespace
+
+std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& findings, const ReportOptions& opts) {
+  const Style& st = opts.style;
+  std::string out;
+  std::vector<std::string> gpu_names;
+  for (const auto& g : r.gpus) gpu_names.push_back(g.label());
+  out += fmt::format("{} {}{}\n", st.paint("GPU", Color::bold),
+                     gpu_names.empty() ? "none (pass --gpu sm_89 | 12.0 | \"RTX 4090\" | H100)" : join(gpu_names, ", "),
+                     r.gpu_source.empty() || gpu_names.empty() ? "" : fmt::format("  [{}]", r.gpu_source));
+  if (r.driver.cuda || !r.driver.version.empty())
+    out += fmt::format("{} {}{}{}\n", st.paint("driver", Color::bold), r.driver.version.empty() ? "?" : r.driver.version,
+                       r.driver.cuda ? fmt::format(" (CUDA {}.{})", r.driver.cuda / 1000, r.driver.cuda % 1000 / 10) : "",
+                       r.driver_source.empty() ? "" : fmt::format("  [{}]", r.driver_source));
+  for (const auto& n : r.notes) out += st.paint("note: " + n, Color::yellow) + "\n";
+
+  // Binaries grouped by package (or directory), in path order.
+  std::map<std::string, std::vector<const BinaryScan*>> by_heading;
+  for (const auto& b : r.binaries) by_heading[heading_of(b)].push_back(&b);
+  size_t name_width = 0;
+  for (const auto& b : r.binaries) name_width = std::max(name_width, display_width(path_basename(b.path)));
+  name_width = std::min<size_t>(name_width, 44);
+  for (const auto& [heading, list] : by_heading) {
+    out += "\n" + st.paint(heading, Color::bold) + "\n";
+    for (const BinaryScan* b : list) {
+      std::string name = path_basename(b->path);
+      std::string pad(name_width > display_width(name) ? name_width - display_width(name) : 0, ' ');
+      if (!b->error.empty()) {
+        out += fmt::format("  {}{}  {}\n", name, pad, st.paint(b->error, Color::red));
+        continue;
+      }
+      if (b->containers == 0) {
+        out += fmt::format("  {}{}  {}\n", name, pad, st.paint("no CUDA kernels", Color::gray));
+        continue;
+      }
+      auto [sass, ptx] = arch_lists(*b);
+      std::vector<std::string> verdicts;
+      for (const auto& v : b->verdicts)
+        verdicts.push_back(fmt::format("sm_{} {}", v.sm, st.paint(verdict_text(v), verdict_color(v.verdict))));
+      out += fmt::format("  {}{}  {:>5} ctr  SASS {}  PTX {}{}\n", name, pad, b->containers, sass, ptx,
+                         verdicts.empty() ? "" : "  → " + join(verdicts, ", "));
+      if (opts.verbose > 0) {
+        out += st.paint(fmt::format("      {}  {}\n", b->path, b->format), Color::gray);
+        for (const auto& g : b->groups) {
+          auto [gs, gp] = arch_lists(*b, &g.images);
+          out += st.paint(fmt::format("      {:>5}× SASS {}  PTX {}{}\n", g.count, gs, gp,
+                                      g.kernels.empty() ? "" : fmt::format("  ({} kernels)", g.kernels.size())),
+                          Color::gray);
+        }
+      }
+      for (const auto& n : b->notes) out += "    " + st.paint("note: " + n, Color::yellow) + "\n";
+    }
+  }
+
+  // Summary: per GPU, how many binaries get each verdict.
+  int containers = 0;
+  for (const auto& b : r.binaries) containers += b.containers;
+  out += fmt::format("\n{} {} binaries with CUDA code, {} containers; {} files ({}) read in {:.2f} s\n",
+                     st.paint("summary", Color::bold),
+                     std::count_if(r.binaries.begin(), r.binaries.end(), [](const BinaryScan& b) { return b.containers > 0; }),
+                     containers, r.stats.files_examined, human_bytes(r.stats.bytes), r.seconds);
+  for (const auto& g : r.gpus) {
+    std::map<std::string, int> count;
+    for (const auto& b : r.binaries)
+      for (const auto& v : b.verdicts)
+        if (v.sm == g.sm && v.verdict != "no_cuda_code") ++count[v.verdict];
+    std::vector<std::string> parts;
+    for (const auto& [v, n] : count) parts.push_back(st.paint(fmt::format("{} {}", n, v), verdict_color(v)));
+    out += fmt::format("        {}: {}\n", g.label(), parts.empty() ? "nothing to run" : join(parts, ", "));
+  }
+  bool any = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity != Severity::ok; });
+  if (any) out += "\n" + render_findings_text(findings, opts) + summary_line(findings) + "\n";
+  return out;
+}
+
+std::string render_scan_json(const ScanReport& r, const std::vector<Finding>& findings) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : r.gpus) gpus.push_back({{"sm", g.sm}, {"name", g.name}});
+  nlohmann::json extra = {
+      {"gpus", gpus},
+      {"gpu_source", r.gpu_source},
+      {"driver", {{"version", r.driver.version}, {"cuda", r.driver.cuda}, {"source", r.driver_source}}},
+      {"binaries", r.binaries},
+      {"stats", {{"files_examined", r.stats.files_examined}, {"bytes", r.stats.bytes}, {"seconds", r.seconds},
+                 {"walk_errors", r.stats.walk_errors}}},
+      {"notes", r.notes}};
+  return render_json("scan", findings, extra);
+}
+
+}  // namespace cd
