@@ -235,6 +235,10 @@ std::string follow_wrapper(const Root& root, const std::string& path, const std:
 std::vector<EnvLocation> find_python_envs(const ProbeOptions& opts) {
   Finder f{opts, opts.root, opts.env_or("HOME"), {}};
   f.from_path();
+  // The distribution's own interpreter, even when PATH prefers another one.
+  for (const char* exe : {"/usr/bin/python3", "/usr/local/bin/python3"})
+    if (root_which(opts.root, exe, "").size())
+      if (auto real = opts.root.resolve(exe)) f.add(path_dirname(path_dirname(*real)), "system");
   f.add(opts.env_or("VIRTUAL_ENV"), "VIRTUAL_ENV");
   f.add(opts.env_or("CONDA_PREFIX"), "CONDA_PREFIX");
   f.from_conda();

@@ -226,10 +226,12 @@ void wrong_environment(const Facts& f, Findings& out) {
   for (const auto& py : f.pythons)
     if (py.is_default) def = &py;
   if (!def) return;
+  // Only a problem when the Python that runs lacks torch (a venv on top of conda's base is normal).
+  if (!def->torch.version.empty()) return;
   std::vector<const PythonEnv*> with_torch;
   for (const auto& py : f.pythons)
     if (!py.torch.version.empty() && &py != def) with_torch.push_back(&py);
-  // $VIRTUAL_ENV / $CONDA_PREFIX name an env, but python3 on PATH runs another one.
+  // $VIRTUAL_ENV / $CONDA_PREFIX name an env with torch, but python3 on PATH runs another one.
   for (const auto& py : f.pythons) {
     bool named = contains(py.found_by, "VIRTUAL_ENV") || contains(py.found_by, "CONDA_PREFIX");
     if (!named || &py == def || py.torch.version.empty()) continue;
@@ -249,7 +251,7 @@ void wrong_environment(const Facts& f, Findings& out) {
     out.push_back(std::move(fi));
     return;
   }
-  if (!def->torch.version.empty() || with_torch.empty()) return;
+  if (with_torch.empty()) return;
   Finding fi;
   fi.id = "framework.wrong_environment";
   fi.severity = Severity::warning;

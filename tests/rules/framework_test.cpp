@@ -151,6 +151,9 @@ TEST(FrameworkRules, WrongEnvironment) {
   found = with_id(framework_rules(f, Kb::get()), "framework.wrong_environment");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("activated environment /opt/torch/.venv"), std::string::npos);
+  // A venv with torch on top of an activated conda base is normal.
+  f.pythons[1].torch.version = "2.11.0+cu130";
+  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.wrong_environment").empty());
 }
 
 TEST(FrameworkRules, ImportFailedFromDeep) {
