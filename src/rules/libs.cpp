@@ -114,7 +114,13 @@ void duplicate_copies(const Facts& f, Findings& out) {
 
     std::vector<std::string> versions;
     for (const auto* c : copies) versions.push_back(shown_version(*c));
-    Finding x = finding("libs.duplicate_copies", Severity::warning, fmt::format("{} ({})", name, copies.front()->soname),
+    // A toolkit next to a framework's wheels is the usual set-up (one to build, one to
+    // run): info. A distro/conda/LD_LIBRARY_PATH copy in reach of every process: warning.
+    bool loose = false;
+    for (const auto* c : copies)
+      loose |= c->on_ld_library_path || c->origin == "system" || c->origin == "LD_LIBRARY_PATH" ||
+               c->origin == "other" || c->origin.rfind("conda:", 0) == 0;
+    Finding x = finding("libs.duplicate_copies", loose ? Severity::warning : Severity::info, fmt::format("{} ({})", name, copies.front()->soname),
                         fmt::format("{} copies of {} ({})", copies.size(), name, join(versions, ", ")));
     for (const auto* c : copies)
       x.evidence.push_back({fmt::format("{} {} at {} [{}{}]", name, shown_version(*c), c->path, c->origin,

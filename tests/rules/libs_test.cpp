@@ -111,12 +111,24 @@ TEST(LibsRules, DuplicateCopiesOnTheH200) {
   EXPECT_TRUE(any_contains(cudnn.fix, "dpkg -S " + kSys + "/libcudnn.so.9.14.0"));
   EXPECT_FALSE(cudnn.explanation.empty());
   EXPECT_NE(dup[1].title.find("nccl (2.28.3, 2.28.9)"), std::string::npos) << dup[1].title;
+  EXPECT_EQ(dup[1].severity, Severity::warning);
   EXPECT_EQ(dup[2].severity, Severity::info);
   EXPECT_TRUE(evidence_contains(dup[2], "cudart 13.0.96"));
   // Healthy otherwise: torch gets the cuDNN it pins, everything resolves.
   EXPECT_TRUE(with_id(all, "libs.cudnn_mismatch").empty());
   EXPECT_TRUE(with_id(all, "libs.not_found").empty());
   EXPECT_TRUE(with_id(all, "libs.symbol_conflict").empty());
+}
+
+TEST(LibsRules, ToolkitNextToWheelsIsOnlyInfo) {
+  Facts f = h200();
+  f.libs.copies[5].version = "13.0.48";  // toolkit cudart older than the wheel's
+  f.libs.resolutions.push_back(res("programs without RPATH", "", "cudart", "libcudart.so.13", f.libs.copies[5].path,
+                                   f.libs.copies[5].realpath, "ld.so.cache"));
+  Findings dup = with_id(libs_rules(f, Kb::get()), "libs.duplicate_copies");
+  ASSERT_EQ(dup.size(), 3u);
+  EXPECT_NE(dup[2].title.find("2 copies of cudart (13.0.48, 13.0.96)"), std::string::npos) << dup[2].title;
+  EXPECT_EQ(dup[2].severity, Severity::info);
 }
 
 TEST(LibsRules, SingleCopiesAreQuiet) {
