@@ -73,7 +73,8 @@ std::vector<std::string> point_all_at(const Facts& f, const Toolkit& target, con
       bool link_elsewhere = t.usr_local_cuda != target.root && (dir == "/usr/local/cuda" || dir.rfind("/usr/local/cuda/", 0) == 0);
       if (!other && !link_elsewhere) keep.push_back(dir);
     }
-    if (join(keep, ":") != *ld) fix.push_back(fmt::format("export LD_LIBRARY_PATH={}", join(keep, ":")));
+    if (keep.empty()) fix.push_back("unset LD_LIBRARY_PATH");
+    else if (join(keep, ":") != *ld) fix.push_back(fmt::format("export LD_LIBRARY_PATH={}", join(keep, ":")));
   }
   if (!t.usr_local_cuda.empty() && t.usr_local_cuda != target.root && target.root.rfind("/usr/local/", 0) == 0) {
     if (!t.alternatives_cuda.empty()) fix.push_back(fmt::format("sudo update-alternatives --set cuda {}", target.root));
