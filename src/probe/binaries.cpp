@@ -1,7 +1,32 @@
+// Kernel images of every CUDA binary in each Python environment's site-packages
+// (torch, nvidia-* wheels, flash_attn, vllm, xformers, custom extensions…), read from
+// the fatbin headers by binary/scan. Records only; rules/arch.cpp judges them.
+#include <fmt/format.h>
+
+#include "binary/scan.hpp"
 #include "probe/probe.hpp"
 
 namespace cd {
 
-void probe_binaries(Facts&, const ProbeOptions&) {}
+void probe_binaries(Facts& facts, const ProbeOptions& opts) {
+  if (!opts.scan_binaries) return;
+  std::vector<std::string> dirs;
+  for (const auto& env : facts.pythons)
+    for (const auto& sp : env.site_packages) {
+      std::string host = opts.root.host_path(sp);
+      if (std::find(dirs.begin(), dirs.end(), host) == dirs.end()) dirs.push_back(host);
+    }
+  if (dirs.empty()) return;
+  ScanStats stats;
+  std::vector<BinaryScan> found = scan_paths(dirs, ScanOptions{}, &stats);
+  for (auto& b : found) {
+    b.path = opts.root.inner_path(b.path);  // rules match paths against in-root site-packages
+    for (const auto& n : b.notes) facts.notes.push_back({"binaries", n});
+    b.notes.clear();
+    for (auto& g : b.groups) g.kernels.clear();
+    if (b.containers > 0 || b.dispatch_containers > 0) facts.binaries.push_back(std::move(b));
+  }
+  for (const auto& e : stats.walk_errors) facts.notes.push_back({"binaries", e});
+}
 
 }  // namespace cd

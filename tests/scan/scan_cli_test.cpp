@@ -1,0 +1,135 @@
+// End to end: the built cuda-doctor on real nvcc-built fixtures.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "binary/nvcc_fixtures.hpp"
+
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out;
+};
+
+Result run(const std::string& args) {
+  Result r;
+  std::string cmd = std::string(CD_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+#define NEED_NVCC()                                \
+  do {                                             \
+    if (!fx::have_nvcc()) {                        \
+      GTEST_SKIP() << "no nvcc at " << fx::kNvcc; \
+    }                                              \
+  } while (0)
+
+}  // namespace
+
+TEST(ScanCli, Sm75ExtensionHasNoKernelImageForH200) {
+  NEED_NVCC();
+  std::string so = fx::shared("libk75", "-gencode arch=compute_75,code=sm_75");
+  Result r = run("scan --no-color " + so + " --gpu H200 --driver 580.159.04");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("sm_90 no_kernel_image"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("arch.no_kernel_image"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nvcc -gencode arch=compute_90,code=sm_90"), std::string::npos) << r.out;
+}
+
+TEST(ScanCli, SameExtensionRunsOnTuringAndJitsNowhere) {
+  NEED_NVCC();
+  std::string so = fx::shared("libk75", "-gencode arch=compute_75,code=sm_75");
+  Result r = run("scan --no-color " + so + " --gpu \"RTX 2080\"");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("sm_75 native"), std::string::npos) << r.out;
+}
+
+TEST(ScanCli, PtxOnlyIsJitAndAWarning) {
+  NEED_NVCC();
+  std::string o = fx::object("ptx80", "-gencode arch=compute_80,code=compute_80");
+  Result r = run("scan --no-color " + o + " --gpu sm_90 --driver 13.0");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("arch.jit_only"), std::string::npos) << r.out;
+  EXPECT_EQ(run("scan --strict " + o + " --gpu sm_90 --driver 13.0").rc, 1);
+  // A driver too old for PTX ISA 9.0 (CUDA 13.0) cannot JIT it: error 222.
+  Result old = run("scan --no-color " + o + " --gpu sm_90 --driver 550.54.14");
+  EXPECT_EQ(old.rc, 2) << old.out;
+  EXPECT_NE(old.out.find("arch.ptx_unsupported"), std::string::npos) << old.out;
+}
+
+TEST(ScanCli, ZstdOnAnOldDriver) {
+  NEED_NVCC();
+  std::string o = fx::object("compress_size", "-gencode arch=compute_80,code=[sm_80,compute_80] -compress-mode=size");
+  Result r = run("scan --no-color " + o + " --gpu A100 --driver 535.104.05");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("arch.compression_unsupported"), std::string::npos) << r.out;
+  EXPECT_EQ(run("scan " + o + " --gpu A100 --driver 550.54").rc, 0);
+}
+
+TEST(ScanCli, JsonHasImagesVerdictsAndKernels) {
+  NEED_NVCC();
+  std::string so = fx::shared("libk75", "-gencode arch=compute_75,code=sm_75");
+  Result r = run("scan --json --kernels " + so + " --gpu sm_89 --gpu 7.5");
+  ASSERT_EQ(r.rc, 2) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "cuda-doctor/scan/v1");
+  ASSERT_EQ(j["binaries"].size(), 1u);
+  const auto& b = j["binaries"][0];
+  EXPECT_EQ(b["images"][0]["arch"], 75);
+  EXPECT_EQ(b["images"][0]["kind"], "sass");
+  ASSERT_EQ(b["verdicts"].size(), 2u);
+  EXPECT_EQ(b["verdicts"][0]["verdict"], "no_kernel_image");
+  EXPECT_EQ(b["verdicts"][1]["verdict"], "native");
+  EXPECT_EQ(b["verdicts"][0]["kernels_failing"], nlohmann::json({"_Z6kern_aPf", "_Z6kern_bPi"}));
+}
+
+TEST(ScanCli, MalformedFileIsANoteAndTheScanGoesOn) {
+  NEED_NVCC();
+  std::string fatbin = fx::build("k.fatbin", std::string(fx::kNvcc) +
+                                                 " -fatbin k.cu -o \"$OUT\" -gencode arch=compute_89,code=sm_89 "
+                                                 "-gencode arch=compute_120,code=compute_120");
+  std::string so = fx::shared("libk75", "-gencode arch=compute_75,code=sm_75");
+  std::string bad = fx::dir() + "/truncated.fatbin";
+  {
+    std::ifstream in(fatbin, std::ios::binary);
+    std::string data((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(bad, std::ios::binary) << data.substr(0, data.size() / 2);
+  }
+  Result r = run("scan --no-color " + bad + " " + so + " --gpu sm_75");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("malformed fatbin in " + bad + " at offset 0x"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("libk75.so"), std::string::npos) << r.out;
+}
+
+TEST(ScanCli, BadGpuIsAUsageError) {
+  Result r = run("scan /dev/null --gpu 'Voodoo 3'");
+  EXPECT_EQ(r.rc, 3);
+}
+
+TEST(ScanCli, DirectoryOfRealToolkitLibraries) {
+  if (access("/usr/local/cuda/lib64/libcublasLt.so.13", R_OK) != 0) GTEST_SKIP() << "no CUDA 13 toolkit";
+  Result r = run("scan --json /usr/local/cuda/lib64 --gpu H200 --driver 580.159.04");
+  EXPECT_EQ(r.rc, 0) << "NVIDIA's libraries all serve an H200";
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, int> containers;
+  for (const auto& b : j["binaries"]) containers[b["path"].get<std::string>()] = b["containers"].get<int>();
+  // Counts measured with cuobjdump --list-elf (fatbin_and_arch.md §1.4: 2782 wrappers in cuBLASLt).
+  EXPECT_EQ(containers["/usr/local/cuda/lib64/libcublasLt.so.13"], 2782);
+  EXPECT_EQ(containers["/usr/local/cuda/lib64/libcudnn_engines_precompiled.so.9"], 1379);
+  EXPECT_FALSE(containers.count("/usr/local/cuda/lib64/libcublasLt.so")) << "symlink deduplicated";
+}
