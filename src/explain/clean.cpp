@@ -20,23 +20,23 @@ size_t digits_at(std::string_view s, size_t i) {
 void strip_ansi(std::string_view in, std::string& out) {
   out.clear();
   out.reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] != '\x1b') {
-      out += in[i];
-      continue;
-    }
-    if (i + 1 >= in.size()) break;
-    char kind = in[i + 1];
-    size_t j = i + 2;
+  size_t i = 0;
+  while (i < in.size()) {
+    const void* esc = std::memchr(in.data() + i, '\x1b', in.size() - i);
+    size_t at = esc ? static_cast<size_t>(static_cast<const char*>(esc) - in.data()) : in.size();
+    out.append(in.substr(i, at - i));  // the plain run up to the escape
+    if (at + 1 >= in.size()) break;
+    char kind = in[at + 1];
+    size_t j = at + 2;
     if (kind == '[') {  // CSI: parameters, intermediates, one final byte
       while (j < in.size() && static_cast<unsigned char>(in[j]) >= 0x20 && static_cast<unsigned char>(in[j]) <= 0x3f) ++j;
       while (j < in.size() && static_cast<unsigned char>(in[j]) >= 0x20 && static_cast<unsigned char>(in[j]) <= 0x2f) ++j;
-      i = j < in.size() ? j : in.size();  // skip the final byte too
+      i = j + 1;  // skip the final byte too
     } else if (kind == ']') {  // OSC: until BEL or ESC '\'
       while (j < in.size() && in[j] != '\a' && !(in[j] == '\x1b' && j + 1 < in.size() && in[j + 1] == '\\')) ++j;
-      i = j < in.size() && in[j] == '\x1b' ? j + 1 : j;
+      i = j < in.size() && in[j] == '\x1b' ? j + 2 : j + 1;
     } else {
-      i = i + 1;  // two-byte escape (ESC c, ESC =, …)
+      i = at + 2;  // two-byte escape (ESC c, ESC =, …)
     }
   }
 }

@@ -3,6 +3,7 @@
 // RE2::Set (one linear pass over the text, whatever the number of signatures —
 // logs are untrusted input), then the single matching signature's own RE2 for
 // its named captures.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,7 +53,7 @@ class Matcher {
 
   std::vector<Entry> entries_;
   std::unique_ptr<re2::RE2::Set> set_;
-  mutable size_t fallbacks_ = 0;
+  mutable std::atomic<size_t> fallbacks_ = 0;
 };
 
 }  // namespace cd

@@ -16,6 +16,33 @@ constexpr std::string_view kTraceback = "Traceback (most recent call last)";
 
 LogScanner::LogScanner(const Matcher& matcher, ScanLimits limits) : matcher_(matcher), limits_(limits) {
   block_.reserve(limits_.block + limits_.max_line + 16);
+  worker_ = std::thread([this] { worker_loop(); });
+}
+
+LogScanner::~LogScanner() { stop_worker(); }
+
+void LogScanner::stop_worker() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void LogScanner::worker_loop() {
+  while (true) {
+    Block b;
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // closing and drained
+      b = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    cv_.notify_all();  // room for the producer
+    match_block(b);
+  }
 }
 
 void LogScanner::append_partial(Stream& s, std::string_view data) {
@@ -89,7 +116,7 @@ void LogScanner::add_segments(std::string_view raw, uint64_t line) {
 void LogScanner::add_segment(std::string_view seg, uint64_t line) {
   CleanLine c = clean_line(seg, scratch_);
   std::string rank(c.rank);
-  if (!rank.empty() && facts_.ranks.size() < limits_.max_ranks &&
+  if (!rank.empty() && (facts_.ranks.empty() || facts_.ranks.back() != rank) && facts_.ranks.size() < limits_.max_ranks &&
       std::find(facts_.ranks.begin(), facts_.ranks.end(), rank) == facts_.ranks.end())
     facts_.ranks.push_back(rank);
 
@@ -115,17 +142,26 @@ void LogScanner::add_segment(std::string_view seg, uint64_t line) {
 
 void LogScanner::flush_block() {
   if (refs_.empty()) return;
-  if (matcher_.may_match(block_)) {
-    std::vector<SignatureMatch> matches;
-    for (const LineRef& ref : refs_) {
-      std::string_view text(block_.data() + ref.offset, ref.length);
-      matches.clear();
-      matcher_.match_line(text, matches);
-      for (const auto& m : matches) record(m, ref, text);
-    }
-  }
-  block_.clear();
+  Block b{std::move(block_), std::move(refs_)};
+  block_ = std::string();
+  block_.reserve(limits_.block + limits_.max_line + 16);
   refs_.clear();
+  std::unique_lock lock(mutex_);
+  cv_.wait(lock, [&] { return queue_.size() < 2; });  // bounded: at most two blocks waiting
+  queue_.push_back(std::move(b));
+  lock.unlock();
+  cv_.notify_all();
+}
+
+void LogScanner::match_block(const Block& b) {
+  if (!matcher_.may_match(b.text)) return;
+  std::vector<SignatureMatch> matches;
+  for (const LineRef& ref : b.refs) {
+    std::string_view text(b.text.data() + ref.offset, ref.length);
+    matches.clear();
+    matcher_.match_line(text, matches);
+    for (const auto& m : matches) record(m, ref, text);
+  }
 }
 
 void LogScanner::record(const SignatureMatch& m, const LineRef& ref, std::string_view text) {
@@ -160,6 +196,7 @@ void LogScanner::finish() {
     s.tail.clear();
   }
   flush_block();
+  stop_worker();  // drains the queue, then joins
 }
 
 }  // namespace cd

@@ -2,9 +2,16 @@
 // Streaming log scanner: fed chunks of any size (a file read loop, or a child's
 // stdout/stderr as it arrives), it splits lines, cleans them and runs the matcher
 // over blocks of lines. Memory stays bounded whatever the input: lines are cut at
-// `max_line` (head and tail kept), events are capped per signature.
+// `max_line` (head and tail kept), events are capped per signature, and at most two
+// blocks wait for the matcher, which runs on its own thread (reading and cleaning
+// overlap with matching).
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -26,15 +33,19 @@ struct ScanLimits {
 class LogScanner {
  public:
   explicit LogScanner(const Matcher& matcher, ScanLimits limits = {});
+  ~LogScanner();
+  LogScanner(const LogScanner&) = delete;
+  LogScanner& operator=(const LogScanner&) = delete;
 
   // Feeds raw bytes of stream 0 (stdout / a file) or 1 (stderr); each has its own partial line.
   void feed(std::string_view chunk, int stream = 0);
   // Completes partial lines and matches what is left. Call once, at the end.
   void finish();
 
+  // Complete only after finish().
   const LogFacts& facts() const { return facts_; }
   LogFacts take() { return std::move(facts_); }
-  // An error-severity signature (not context) has matched so far (lines already matched).
+  // An error-severity signature (not context) matched (complete after finish()).
   bool found_error() const { return found_error_; }
 
  private:
@@ -58,7 +69,14 @@ class LogScanner {
   void complete_line(std::string_view raw, std::string_view tail = {});
   void add_segments(std::string_view raw, uint64_t line);
   void add_segment(std::string_view seg, uint64_t line);
+  struct Block {
+    std::string text;
+    std::vector<LineRef> refs;
+  };
   void flush_block();
+  void match_block(const Block& b);
+  void worker_loop();
+  void stop_worker();
   void record(const SignatureMatch& m, const LineRef& ref, std::string_view text);
 
   const Matcher& matcher_;
@@ -69,9 +87,16 @@ class LogScanner {
   std::vector<LineRef> refs_;
   std::string scratch_;
   std::unordered_map<std::string, Frame> frames_;  // by rank ("" = none)
-  std::unordered_map<std::string, size_t> stored_;  // events kept per signature
-  bool found_error_ = false;
+  std::unordered_map<std::string, size_t> stored_;  // events kept per signature (matcher thread)
+  std::atomic<bool> found_error_ = false;
   bool finished_ = false;
+  // Blocks handed to the matcher thread. The main thread writes lines/bytes/ranks of
+  // facts_, the matcher thread events/counts: separate members, no shared writes.
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<Block> queue_;
+  bool closing_ = false;
+  std::thread worker_;
 };
 
 }  // namespace cd
