@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/report.hpp"
+#include "util/root.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
 
@@ -79,36 +80,78 @@ void toolkit_layer(Out& o, const Facts& f) {
 
 void arch_layer(Out& o, const Facts& f) {
   o.heading("3. GPU architecture vs kernel images");
-  if (f.driver.gpus.empty()) {
-    o.line("no GPU visible: nothing to match kernel images against");
-  }
-  std::map<std::string, std::map<std::string, int>> per_package;  // package -> verdict -> count
-  for (const auto& b : f.binaries)
-    for (const auto& v : b.verdicts) per_package[b.package.empty() ? b.path : b.package][v.gpu + " " + v.verdict]++;
-  for (const auto& [pkg, verdicts] : per_package) {
-    std::vector<std::string> parts;
-    for (const auto& [k, n] : verdicts) parts.push_back(fmt::format("{} ×{}", k, n));
-    o.row(pkg, join(parts, ", "));
+  const auto& gpus = f.driver.gpus;
+  if (gpus.empty()) o.line("no GPU visible: nothing to match kernel images against (cuda-doctor scan --gpu sm_XY asks for one)");
+  for (const auto& g : gpus) {
+    // package -> verdict -> number of binaries
+    std::map<std::string, std::map<std::string, int>> per_package;
+    for (const auto& b : f.binaries)
+      for (const auto& v : b.verdicts)
+        if (v.sm == g.cc_major * 10 + g.cc_minor && v.verdict != "no_cuda_code")
+          per_package[b.package.empty() ? path_basename(b.path) : b.package][v.verdict]++;
+    o.row(fmt::format("GPU {} {}", g.cuda_index >= 0 ? g.cuda_index : g.nvml_index, g.sm()),
+          per_package.empty() ? "no framework binaries with kernel images scanned" : "");
+    for (const auto& [pkg, verdicts] : per_package) {
+      std::vector<std::string> parts;
+      for (const auto& [verdict, n] : verdicts) {
+        Color c = verdict == "native" ? Color::green : verdict == "jit" ? Color::yellow : Color::red;
+        parts.push_back(o.st.paint(fmt::format("{} ×{}", verdict, n), c));
+      }
+      o.row("  " + pkg, join(parts, "  "));
+    }
   }
   for (const auto& py : f.pythons)
     if (!py.torch.version.empty() && !py.torch.arch_list.empty())
-      o.row("torch arch list", join(py.torch.arch_list, " "), py.torch.arch_list_source);
+      o.row("torch " + py.torch.version, "built for " + join(py.torch.arch_list, " "), py.torch.arch_list_source);
+}
+
+// "nvidia-cudnn-cu13" -> "cudnn-cu13": the wheels' common prefix adds nothing.
+std::string short_wheel(const std::string& name) { return name.rfind("nvidia-", 0) == 0 ? name.substr(7) : name; }
+
+void python_env(Out& o, const Facts& f, const PythonEnv& py) {
+  std::string how = py.kind.empty() ? py.found_by : py.kind + "; " + py.found_by;
+  if (py.is_default) how += "; default python3";
+  o.row(py.prefix.empty() ? py.interpreter : py.prefix, "python " + py.version, how);
+  if (!py.torch.version.empty())
+    o.row("  torch", fmt::format("{}  {}", py.torch.version, py.torch.cuda.empty() ? "CPU-only build" : "CUDA " + py.torch.cuda),
+          py.torch.source);
+  std::vector<std::string> wheels;
+  for (const auto& p : py.packages) {
+    if (p.name == "torch") continue;
+    if (p.name.rfind("nvidia-", 0) == 0) wheels.push_back(short_wheel(p.name) + " " + p.version);
+    else o.row("  " + p.name, p.version);
+  }
+  if (!wheels.empty()) o.row("  nvidia wheels", join(wheels, ", "));
+  std::set<std::string> shown;
+  for (const auto& r : f.libs.resolutions) {
+    if (r.env != py.prefix || !shown.insert(r.soname).second) continue;
+    if (r.name != "cudnn" && r.name != "nccl" && r.name != "cudart" && r.name != "cublas") continue;
+    std::string version;
+    for (const auto& c : f.libs.copies)
+      if (c.realpath == r.realpath && !c.version.empty()) version = c.version;
+    std::string target = r.path.empty() ? o.st.paint("not found", Color::red) : fmt::format("{} {}", version, r.realpath);
+    o.row(shown.size() == 1 ? "  loads" : "", fmt::format("{} → {}", r.soname, target), r.via);
+  }
+  if (py.deep.ran)
+    o.row("  --deep", py.deep.error.empty() ? fmt::format("torch.cuda.is_available() = {}, {} device(s), cuDNN {}, NCCL {}",
+                                                         py.deep.cuda_available ? "True" : "False", py.deep.device_count,
+                                                         py.deep.cudnn_version, py.deep.nccl_version)
+                                            : o.st.paint(py.deep.error, Color::red));
 }
 
 void framework_layer(Out& o, const Facts& f) {
   o.heading("4. Frameworks");
   if (f.pythons.empty()) o.line("no Python environment found");
+  std::vector<std::string> plain;
   for (const auto& py : f.pythons) {
-    o.row("python " + py.version, py.interpreter, py.found_by);
-    for (const auto& p : py.packages) {
-      if (p.name.rfind("nvidia-", 0) == 0 && o.st.enabled() && false) continue;
-      o.row("  " + p.name, p.version);
+    if (py.packages.empty() && !py.deep.ran) {
+      plain.push_back(py.prefix.empty() ? py.interpreter : py.prefix);
+      continue;
     }
-    if (py.deep.ran)
-      o.row("  --deep", py.deep.error.empty() ? fmt::format("cuda available: {}, {} device(s)", py.deep.cuda_available,
-                                                           py.deep.device_count)
-                                              : o.st.paint(py.deep.error, Color::red));
+    python_env(o, f, py);
   }
+  if (!plain.empty())
+    o.row(fmt::format("{} without CUDA pkgs", plain.size()), join(plain, ", "));
 }
 
 }  // namespace
