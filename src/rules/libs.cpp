@@ -291,6 +291,37 @@ void symbol_conflict(const Facts& f, Findings& out) {
   }
 }
 
+// --deep read /proc/self/maps after `import torch`: two files of one library
+// mapped in one process is the conflict itself, not just a risk.
+void loaded_twice(const Facts& f, Findings& out) {
+  for (const auto& env : f.pythons) {
+    if (!env.deep.ran) continue;
+    std::map<std::string, std::vector<std::string>> by_family;
+    for (const auto& path : env.deep.loaded_libraries)
+      for (const auto& c : f.libs.copies)
+        if ((c.realpath == path || c.path == path) && main_soname(c.name, c.soname)) {
+          auto& v = by_family[c.name];
+          if (std::find(v.begin(), v.end(), c.realpath) == v.end()) v.push_back(c.realpath);
+        }
+    for (const auto& [name, files] : by_family) {
+      if (files.size() < 2) continue;
+      Finding x = finding("libs.duplicate_copies", Severity::error, env.prefix,
+                          fmt::format("{} copies of {} are loaded in one python process ({})", files.size(), name, env.prefix));
+      for (const auto& file : files) {
+        const LibraryCopy* c = copy_at(f, file);
+        x.evidence.push_back({fmt::format("mapped: {} ({})", file, c ? shown_version(*c) : "?"), "--deep: /proc/self/maps"});
+      }
+      x.explanation = "Two files with the same library in one process means two sets of symbols and state: calls "
+                      "can reach either copy, which fails with undefined symbols, version errors or crashes.";
+      x.fix.push_back("# keep only the framework's copy in reach: drop the other directory from LD_LIBRARY_PATH");
+      std::set<std::string> drop;
+      for (const auto& file : files) drop.insert(path_dirname(file));
+      x.fix.push_back(ldlp_without(f, drop));
+      out.push_back(std::move(x));
+    }
+  }
+}
+
 }  // namespace
 
 Findings libs_rules(const Facts& f, const Kb& kb) {
@@ -298,6 +329,7 @@ Findings libs_rules(const Facts& f, const Kb& kb) {
   not_found(f, out);
   cudnn_mismatch(f, kb, out);
   symbol_conflict(f, out);
+  loaded_twice(f, out);
   duplicate_copies(f, out);
   return out;
 }

@@ -208,6 +208,18 @@ TEST(LibsRules, SymbolConflictFromAnOlderCopyOnLdLibraryPath) {
   EXPECT_TRUE(with_id(libs_rules(f, Kb::get()), "libs.symbol_conflict").empty());
 }
 
+TEST(LibsRules, TwoCopiesMappedInOneProcessIsAnError) {
+  Facts f = h200();
+  f.pythons[0].deep.ran = true;
+  f.pythons[0].deep.loaded_libraries = {kSite + "/nvidia/nccl/lib/libnccl.so.2", kSys + "/libnccl.so.2.28.3"};
+  Findings dup = with_id(libs_rules(f, Kb::get()), "libs.duplicate_copies");
+  ASSERT_FALSE(dup.empty());
+  EXPECT_EQ(dup[0].severity, Severity::error);
+  EXPECT_NE(dup[0].title.find("2 copies of nccl are loaded in one python process"), std::string::npos) << dup[0].title;
+  f.pythons[0].deep.loaded_libraries.pop_back();  // the healthy H200 baseline: one copy each
+  for (const auto& x : with_id(libs_rules(f, Kb::get()), "libs.duplicate_copies")) EXPECT_NE(x.severity, Severity::error);
+}
+
 TEST(LibsRules, FactsRoundTripKeepsEveryLibsField) {
   Facts f = h200();
   f.libs.copies[0].also_at = {"/lib/x86_64-linux-gnu"};
