@@ -17,7 +17,7 @@ VerifyStep failed_step(std::string layer, std::string name, std::string gpu, con
   if (const CudaErrorInfo* info = find_cuda_error(Kb::get(), e.code)) {
     s.finding = info->finding;
     if (s.code_name.empty() || s.code_name.rfind("CUresult", 0) == 0) s.code_name = info->name;
-    s.detail += " — " + info->meaning;
+    if (s.detail.find(info->meaning) == std::string::npos) s.detail += " — " + info->meaning;
   }
   return s;
 }
