@@ -179,6 +179,24 @@ void driver_failures(const Facts& f, const Kb& kb, Findings& out) {
       out.push_back(std::move(x));
     }
   }
+  // Other cuInit errors: decode them through data/cuda_errors.toml when it names a finding.
+  // (34, 100, 803, 804 and 999 have their own rules.)
+  static constexpr int kHandled[] = {34, 100, 803, 804, 999};
+  if (d.cu_init_status > 0 && std::find(std::begin(kHandled), std::end(kHandled), d.cu_init_status) == std::end(kHandled)) {
+    const CudaErrorInfo* e = find_cuda_error(kb, d.cu_init_status);
+    if (e && !e->finding.empty()) {
+      Finding x = finding(e->finding.c_str(), Severity::error, "CUDA driver", "cuInit fails: " + e->meaning);
+      x.layer = e->finding.substr(0, e->finding.find('.'));
+      x.evidence.push_back({"cuInit: " + d.cu_init_error, "cuInit"});
+      x.explanation = "cuInit returned " + e->name + ": " + e->meaning + ".";
+      x.fix = {"sudo dmesg | grep -iE 'NVRM|xid'", "nvidia-smi"};
+      if (d.cu_init_status == 802)  // NVSwitch systems: Fabric Manager must run, at the driver's version
+        x.fix = {"systemctl status nvidia-fabricmanager",
+                 "sudo systemctl enable --now nvidia-fabricmanager   # its version must equal the driver's",
+                 "sudo modprobe nvidia_uvm"};
+      out.push_back(std::move(x));
+    }
+  }
   if (d.cu_init_status == 999 && d.nvml_status == 0) {
     const CudaErrorInfo* e = find_cuda_error(kb, 999);
     Finding x = finding("device.hardware_fault", Severity::error, "CUDA driver", "cuInit fails with an unknown error while NVML works");

@@ -133,6 +133,30 @@ void driver_missing(const Facts& f, const Kb& kb, Findings& out) {
   out.push_back(std::move(x));
 }
 
+// NVML answers but libcuda.so.1 cannot be loaded: nvidia-smi works, CUDA does not (typical of a
+// container given only the "utility" driver capability).
+void libcuda_unloadable(const Facts& f, Findings& out) {
+  const DriverFacts& d = f.driver;
+  if (d.nvml_status != 0 || d.cu_init_status != -1 || d.cu_init_error.empty() || !d.query_error.empty()) return;
+  Finding x = finding("driver.missing", Severity::error, "libcuda.so.1",
+                      "NVML works but the CUDA driver library (libcuda.so.1) cannot be loaded");
+  x.evidence.push_back({"NVML driver " + d.nvml_driver_version, d.nvml_library.empty() ? "NVML" : d.nvml_library});
+  x.evidence.push_back({d.cu_init_error, "dlopen libcuda.so.1"});
+  if (const std::string* caps = f.getenv("NVIDIA_DRIVER_CAPABILITIES"))
+    x.evidence.push_back({"NVIDIA_DRIVER_CAPABILITIES=" + *caps, "environment"});
+  if (!f.platform.container.empty()) {
+    x.explanation = "The container runtime mounted the management library but not the CUDA driver: the container was "
+                    "started without the 'compute' driver capability.";
+    x.fix = {"docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility IMAGE …"};
+  } else {
+    x.explanation = "nvidia-smi will work, but every CUDA program fails to load the driver: libcuda.so.1 is not in the "
+                    "loader's path (a broken or partial driver install).";
+    std::string branch = std::to_string(Version::parse(d.nvml_driver_version).value_or(Version{}).major());
+    x.fix = {"ldconfig -p | grep libcuda", "sudo apt install --reinstall libnvidia-compute-" + branch, "sudo ldconfig"};
+  }
+  out.push_back(std::move(x));
+}
+
 void nvidia_uvm_missing(const Facts& f, Findings& out) {
   const DriverFacts& d = f.driver;
   if (!d.module_loaded || !has_gpu_node(d) || d.cu_init_status == 0) return;
@@ -484,6 +508,7 @@ void driver_vs_needs(const Facts& f, const Kb& kb, Findings& out) {
 Findings driver_rules(const Facts& f, const Kb& kb) {
   Findings out;
   driver_missing(f, kb, out);
+  libcuda_unloadable(f, out);
   nvidia_uvm_missing(f, out);
   gpu_without_driver(f, kb, out);
   library_mismatch(f, out);

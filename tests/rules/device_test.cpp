@@ -183,3 +183,16 @@ TEST(DeviceRules, MemoryHeldByDeadProcess) {
   ASSERT_TRUE(x.has_value());
   EXPECT_EQ(x->severity, cd::Severity::info);
 }
+
+TEST(DeviceRules, OtherCuInitErrorsAreDecoded) {
+  cd::Facts f = two_gpus();
+  f.driver.cu_init_status = 802;
+  f.driver.cu_init_error = "CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized";
+  auto x = find(run(f), "device.hardware_fault");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(fixes(*x).find("nvidia-fabricmanager"), std::string::npos) << x->title << fixes(*x);
+  f.driver.cu_init_status = 101;
+  x = find(run(f), "device.not_visible");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(x->explanation.find("CUDA_ERROR_INVALID_DEVICE"), std::string::npos) << x->explanation;
+}

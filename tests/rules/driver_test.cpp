@@ -328,3 +328,17 @@ TEST(DriverRules, NewerDriverIsFine) {
   f.pythons.push_back(torch_env("2.7.1+cu128", "12.8"));
   EXPECT_TRUE(run(f).empty());
 }
+
+TEST(DriverRules, NvmlWorksButLibcudaDoesNotLoad) {
+  cd::Facts f = healthy();
+  f.driver.cu_init_status = -1;
+  f.driver.cuda_driver_version = 0;
+  f.driver.cu_init_error = "libcuda.so.1: cannot open shared object file: No such file or directory";
+  f.platform.container = "docker";
+  f.env["NVIDIA_DRIVER_CAPABILITIES"] = "utility";
+  auto x = find(run(f), "driver.missing");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->subject, "libcuda.so.1");
+  EXPECT_NE(fixes(*x).find("NVIDIA_DRIVER_CAPABILITIES=compute,utility"), std::string::npos);
+  EXPECT_NE(evidence(*x).find("NVIDIA_DRIVER_CAPABILITIES=utility"), std::string::npos);
+}
