@@ -154,3 +154,28 @@ TEST(PythonDeep, HungInterpreterTimesOut) {
 
 }  // namespace
 }  // namespace cd
+
+namespace cd {
+namespace {
+
+// This machine (9 pyenv versions, one with ~200 distributions, a pip-wheel CUDA 13.0): the
+// file-only probes must stay far below the one-second budget of `check`.
+TEST(ProbeSpeed, ToolkitsAndPythonsOnThisMachine) {
+  ProbeOptions o;
+  o.env = current_environment();
+  Facts f;
+  auto t0 = std::chrono::steady_clock::now();
+  probe_pythons(f, o);
+  auto t1 = std::chrono::steady_clock::now();
+  probe_toolkits(f, o);
+  auto t2 = std::chrono::steady_clock::now();
+  double py_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  double tk_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  std::cout << "probe_pythons " << py_ms << " ms (" << f.pythons.size() << " envs), probe_toolkits " << tk_ms << " ms ("
+            << f.toolkit.toolkits.size() << " toolkits, " << f.toolkit.host_compilers.size() << " compilers)\n";
+  EXPECT_FALSE(f.pythons.empty());
+  EXPECT_LT(py_ms + tk_ms, 2000.0);
+}
+
+}  // namespace
+}  // namespace cd
