@@ -51,6 +51,11 @@ void record(LibsProbe& p, const Process& proc, const Consumer& c, std::vector<Li
     std::string soname = obj && !obj->soname.empty() ? obj->soname : path_basename(req.name);
     const CudaLibFamily* fam = cuda_lib_family(soname);
     if (!fam || !seen.insert(soname).second) continue;  // the first request decides, process-wide
+    // The cuDNN sub-libraries are our emulation of libcudnn's lazy dlopen: a missing one
+    // fails only the cuDNN calls that need it, not the import, so only found ones count.
+    if (!obj && req.requester >= 0 && soname.rfind("libcudnn_", 0) == 0 &&
+        proc.objects()[req.requester].soname.rfind("libcudnn.so", 0) == 0)
+      continue;
     LibraryResolution r;
     r.consumer = c.label;
     r.env = c.env ? c.env->prefix : "";

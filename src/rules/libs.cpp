@@ -103,9 +103,7 @@ void duplicate_copies(const Facts& f, Findings& out) {
     std::vector<const LibraryResolution*> users;
     for (const auto& r : f.libs.resolutions)
       if (r.name == name && main_soname(name, r.soname) && !r.path.empty()) users.push_back(&r);
-    std::set<std::string> used_reals;
-    for (const auto* r : users) used_reals.insert(r->realpath);
-    if (!differ && used_reals.size() < 2) {
+    if (!differ) {
       std::vector<std::string> where;
       for (const auto* c : copies) where.push_back(path_dirname(c->path));
       same.push_back(fmt::format("{} {} ({})", name, shown_version(*copies.front()), join(where, ", ")));
@@ -172,7 +170,8 @@ void duplicate_copies(const Facts& f, Findings& out) {
   }
   if (!same.empty()) {
     Finding x = finding("libs.duplicate_copies", Severity::info, "CUDA libraries",
-                        fmt::format("{} CUDA libraries exist in several copies of the same version", same.size()));
+                        same.size() == 1 ? "1 CUDA library exists in several copies of the same version"
+                                         : fmt::format("{} CUDA libraries exist in several copies of the same version", same.size()));
     for (const auto& s : same) x.evidence.push_back({s, "file names, wheel RECORD, toolkit version.json"});
     x.explanation = "Same-version copies (a toolkit next to pip wheels) are normal: each program loads one of them.";
     out.push_back(std::move(x));
