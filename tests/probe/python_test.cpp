@@ -13,6 +13,8 @@
 #include "probe/python_deep.hpp"
 #include "probe/python_envs.hpp"
 #include "probe/python_packages.hpp"
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
 
 namespace cd {
 namespace {
@@ -175,6 +177,82 @@ TEST(ProbeSpeed, ToolkitsAndPythonsOnThisMachine) {
             << f.toolkit.toolkits.size() << " toolkits, " << f.toolkit.host_compilers.size() << " compilers)\n";
   EXPECT_FALSE(f.pythons.empty());
   EXPECT_LT(py_ms + tk_ms, 2000.0);
+}
+
+}  // namespace
+}  // namespace cd
+
+namespace cd {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A real venv layout around this machine's /usr/bin/python3 (pyvenv.cfg + bin/python3 link) with a
+// stand-in torch package, so --deep runs a real interpreter end to end without a real torch.
+class DeepEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+    ProcessResult r = run_process({"/usr/bin/python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
+    ASSERT_TRUE(r.ok());
+    xy_ = std::string(trim(r.out));
+    prefix_ = fs::temp_directory_path() / ("cd_deep_venv_" + std::to_string(::getpid()));
+    site_ = prefix_ / ("lib/python" + xy_ + "/site-packages");
+    fs::create_directories(prefix_ / "bin");
+    fs::create_directories(site_ / "torch");
+    fs::create_directories(site_ / "torch-2.11.0+cu130.dist-info");
+    std::ofstream(prefix_ / "pyvenv.cfg") << "home = /usr/bin\ninclude-system-site-packages = false\n";
+    fs::create_symlink("/usr/bin/python3", prefix_ / "bin/python3");
+    std::ofstream(site_ / "torch-2.11.0+cu130.dist-info/METADATA") << "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0+cu130\n";
+    std::ofstream(site_ / "torch/version.py") << "__version__ = '2.11.0+cu130'\ncuda = '13.0'\n";
+  }
+  void TearDown() override {
+    if (!prefix_.empty()) fs::remove_all(prefix_);
+  }
+  void write_torch_init(const std::string& text) { std::ofstream(site_ / "torch/__init__.py") << text; }
+  const PythonEnv& probe_deep() {
+    ProbeOptions o;
+    o.deep = true;
+    o.timeout = std::chrono::seconds(30);
+    o.env = {{"PATH", (prefix_ / "bin").string()}, {"HOME", "/nonexistent"}};
+    facts_ = {};
+    probe_pythons(facts_, o);
+    for (const auto& py : facts_.pythons)
+      if (py.prefix == prefix_.string()) return py;
+    ADD_FAILURE() << "venv not found";
+    return facts_.pythons.front();
+  }
+  std::string xy_;
+  fs::path prefix_, site_;
+  Facts facts_;
+};
+
+TEST_F(DeepEnv, ReportsWhatTorchSees) {
+  write_torch_init(
+      "import types\n__version__ = '2.11.0+cu130'\nversion = types.SimpleNamespace(cuda='13.0')\n"
+      "cuda = types.SimpleNamespace(is_available=lambda: False, device_count=lambda: 0, get_arch_list=lambda: [],\n"
+      "                             nccl=types.SimpleNamespace(version=lambda: (2, 28, 9)))\n"
+      "_C = types.SimpleNamespace(_cuda_getArchFlags=lambda: 'sm_90 sm_100')\n"
+      "backends = types.SimpleNamespace(cudnn=types.SimpleNamespace(version=lambda: 91900))\n");
+  const PythonEnv& py = probe_deep();
+  EXPECT_TRUE(py.is_default);
+  ASSERT_TRUE(py.deep.ran);
+  EXPECT_EQ(py.deep.error, "");
+  EXPECT_EQ(py.deep.torch_version, "2.11.0+cu130");
+  EXPECT_FALSE(py.deep.cuda_available);
+  EXPECT_EQ(py.deep.cudnn_version, "91900");
+  EXPECT_EQ(py.deep.nccl_version, "2.28.9");
+  EXPECT_EQ(py.torch.arch_list, (std::vector<std::string>{"sm_90", "sm_100"}));  // deep beats the kb list
+  EXPECT_EQ(py.torch.arch_list_source, "deep: torch._C._cuda_getArchFlags()");
+}
+
+TEST_F(DeepEnv, RecordsTheImportError) {
+  write_torch_init("raise ImportError('libcudnn.so.9: cannot open shared object file: No such file or directory')\n");
+  const PythonEnv& py = probe_deep();
+  ASSERT_TRUE(py.deep.ran);
+  EXPECT_EQ(py.deep.error, "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory");
+  EXPECT_EQ(py.torch.cuda, "13.0");  // the file facts are still there
+  EXPECT_EQ(py.torch.arch_list_source.rfind("recorded list", 0), 0u);
 }
 
 }  // namespace
