@@ -131,6 +131,14 @@ void duplicate_copies(const Facts& f, Findings& out) {
       x.evidence.push_back({fmt::format("{} gets {} {} via {}", r->consumer, r->path, c ? shown_version(*c) : "",
                                         r->detail.empty() ? r->via : r->detail),
                             kEmulation});
+      if (const PythonEnv* env = env_of(f, r->env); env && env->deep.ran) {
+        const auto& mapped = env->deep.loaded_libraries;
+        bool seen = std::find(mapped.begin(), mapped.end(), r->realpath) != mapped.end() ||
+                    std::find(mapped.begin(), mapped.end(), r->path) != mapped.end();
+        x.evidence.push_back({fmt::format("{} {} in the process after `import torch`", r->realpath,
+                                          seen ? "is mapped" : "is NOT mapped (the emulation and the process disagree)"),
+                              "--deep: /proc/self/maps"});
+      }
       if (is_framework(*r) && !framework_pick) framework_pick = r;
       if (!is_framework(*r)) plain_pick = r;
     }
