@@ -74,6 +74,43 @@ void cpu_build(const Facts& f, const Kb& kb, const PythonEnv& py, Findings& out)
   out.push_back(std::move(fi));
 }
 
+// Other frameworks whose installed variant has no CUDA support (only worth saying next to a GPU).
+void other_cpu_builds(const Facts& f, const PythonEnv& py, Findings& out) {
+  if (!machine_has_gpu(f)) return;
+  std::string py_cmd = python_cmd(py);
+  std::string jax_extra = f.driver.cuda_driver_version >= 13000 ? "cuda13" : "cuda12";
+  auto report = [&](const PythonPackage& p, const std::string& why, std::vector<std::string> fix) {
+    Finding fi;
+    fi.id = "framework.cpu_build";
+    fi.severity = Severity::warning;
+    fi.layer = "framework";
+    fi.subject = fmt::format("{} {} in {}", p.name, p.version, py.prefix);
+    fi.title = fmt::format("{} {} is a CPU-only build", p.name, p.version);
+    fi.evidence = {{why, p.location}};
+    fi.explanation = "This variant has no CUDA support, so it runs on the CPU even though an NVIDIA GPU is present.";
+    fi.fix = std::move(fix);
+    out.push_back(std::move(fi));
+  };
+  bool jax_plugin = std::any_of(py.packages.begin(), py.packages.end(), [](const PythonPackage& p) {
+    return p.name.rfind("jax-cuda", 0) == 0 || (p.name == "jaxlib" && contains(p.version, "+cuda"));
+  });
+  for (const auto& p : py.packages) {
+    if (p.name == "jaxlib" && !jax_plugin)
+      report(p, "jaxlib without a jax-cuda*-plugin / jax-cuda*-pjrt package",
+             {fmt::format("{} -m pip install -U \"jax[{}]\"", py_cmd, jax_extra)});
+    if (p.name == "onnxruntime" && !find_pkg(py, "onnxruntime-gpu"))
+      report(p, "onnxruntime (CPU package) installed, not onnxruntime-gpu",
+             {fmt::format("{} -m pip uninstall -y onnxruntime", py_cmd), fmt::format("{} -m pip install onnxruntime-gpu", py_cmd)});
+    if (p.name == "paddlepaddle" && !find_pkg(py, "paddlepaddle-gpu"))
+      report(p, "paddlepaddle (CPU package) installed, not paddlepaddle-gpu",
+             {fmt::format("{} -m pip uninstall -y paddlepaddle", py_cmd),
+              fmt::format("{} -m pip install paddlepaddle-gpu   # pick the CUDA index from paddlepaddle.org.cn/install", py_cmd)});
+    if (p.name == "tensorflow-cpu")
+      report(p, "tensorflow-cpu installed", {fmt::format("{} -m pip uninstall -y tensorflow-cpu", py_cmd),
+                                             fmt::format("{} -m pip install \"tensorflow[and-cuda]\"", py_cmd)});
+  }
+}
+
 void push_pin(const PythonEnv& py, const std::string& subject, Severity sev, std::string title,
               std::vector<Evidence> evidence, std::string explanation, std::vector<std::string> fix, Findings& out) {
   Finding fi;
@@ -290,6 +327,7 @@ Findings framework_rules(const Facts& facts, const Kb& kb) {
   Findings out;
   for (const auto& py : facts.pythons) {
     cpu_build(facts, kb, py, out);
+    other_cpu_builds(facts, py, out);
     pins(facts, kb, py, out);
     import_failed(py, out);
   }

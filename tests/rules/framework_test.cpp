@@ -81,6 +81,21 @@ TEST(FrameworkRules, CpuBuildOnAGpuMachineIsAnErrorWithTheRightIndex) {
   EXPECT_TRUE(found[0].fix.empty());
 }
 
+TEST(FrameworkRules, CpuOnlyJaxAndOnnxruntimeNextToAGpu) {
+  Facts f = h200();
+  packages(f).push_back(pkg("jax", "0.11.2"));
+  packages(f).push_back(pkg("jaxlib", "0.11.2"));
+  packages(f).push_back(pkg("onnxruntime", "1.23.0"));
+  Findings found = with_id(framework_rules(f, Kb::get()), "framework.cpu_build");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].fix[0], "/opt/torch/.venv/bin/python3 -m pip install -U \"jax[cuda13]\"");
+  EXPECT_EQ(found[1].fix[1], "/opt/torch/.venv/bin/python3 -m pip install onnxruntime-gpu");
+  packages(f).push_back(pkg("jax-cuda13-plugin", "0.11.2"));  // the H200 has the plugin: jax uses the GPU
+  EXPECT_EQ(with_id(framework_rules(f, Kb::get()), "framework.cpu_build").size(), 1u);
+  f.driver = {};  // no GPU: nothing to say about CPU packages
+  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.cpu_build").empty());
+}
+
 TEST(FrameworkRules, MissingNvidiaWheelThatTorchRequires) {
   Facts f = h200();
   erase(f, "nvidia-cudnn-cu13");
