@@ -211,6 +211,40 @@ TEST_F(LibsProbeTest, NowhereMeansNotFoundAndCorruptFilesAreNotes) {
   EXPECT_TRUE(noted);
 }
 
+TEST_F(LibsProbeTest, BundledCopiesJaxPluginsAndCondaEnvs) {
+  // A torch wheel that bundles a hash-renamed cudart, a jax CUDA plugin linked against
+  // the cu13 wheel, and a conda env with its own NCCL.
+  lib(kSite + "/torch/lib/libcudart-1a2b3c4d.so.13", "libcudart-1a2b3c4d.so.13");
+  ASSERT_EQ(build_elf(R(kSite + "/jax_plugins/xla_cuda13/xla_cuda_plugin.so"),
+                      LibSpec()
+                          .with_needed({R(kSite + "/nvidia/cu13/lib/libcudart.so.13")})
+                          .with_rpath("$ORIGIN/../../nvidia/cu13/lib")),
+            "");
+  lib("/opt/conda/envs/x/lib/libnccl.so.2.27.3", "libnccl.so.2");
+  fs::create_directories(R("/opt/conda/envs/x/conda-meta"));
+  Facts f = facts();
+  PythonEnv conda;
+  conda.prefix = "/opt/conda/envs/x";
+  conda.kind = "conda";
+  f.pythons.push_back(conda);
+  ProbeOptions opts;
+  opts.root = Root(root);
+  probe_libs(f, opts);
+
+  const LibraryCopy* bundled = copy_in(f, "libcudart-1a2b3c4d.so.13", kSite + "/torch/lib");
+  ASSERT_NE(bundled, nullptr);
+  EXPECT_EQ(bundled->name, "cudart");
+  EXPECT_EQ(bundled->origin, "torch/lib (bundled) (" + kVenv + ")");
+  const LibraryCopy* nccl = copy_in(f, "libnccl.so.2", "/opt/conda/envs/x/lib");
+  ASSERT_NE(nccl, nullptr);
+  EXPECT_EQ(nccl->origin, "conda:/opt/conda/envs/x");
+  EXPECT_EQ(nccl->version, "2.27.3");
+  const LibraryResolution* jax = resolution(f, "jax plugin xla_cuda13", "libcudart.so.13");
+  ASSERT_NE(jax, nullptr);
+  EXPECT_EQ(jax->via, "RPATH");
+  EXPECT_EQ(jax->realpath, kSite + "/nvidia/cu13/lib/libcudart.so.13");
+}
+
 TEST(LibsCatalog, FamiliesFromFileNames) {
   EXPECT_EQ(cuda_lib_family("libcudnn_engines_precompiled.so.9")->name, "cudnn");
   EXPECT_EQ(cuda_lib_family("libcublasLt.so.13")->name, "cublasLt");
