@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "probe/driver_probe.hpp"
 
 using namespace std::chrono_literals;
@@ -147,4 +149,27 @@ TEST_F(DriverChildFakeNvml, CrashIsReported) {
   cd::DriverFacts d = run();
   EXPECT_NE(d.query_error.find("signal 11"), std::string::npos) << d.query_error;
   EXPECT_NE(d.query_error.find("in nvml"), std::string::npos) << d.query_error;
+}
+
+// `check --facts` on the facts recorded on the H200 (tests/fixtures/h200/README.md).
+TEST(DriverChild, H200FactsReplay) {
+  if (!std::filesystem::exists(CD_BINARY)) GTEST_SKIP() << "build cuda-doctor first";
+  cd::ProcessOptions p;
+  p.timeout = 20000ms;
+  auto r = cd::run_process({CD_BINARY, "check", "--facts", std::string(CD_FIXTURES) + "/h200/facts.json", "--json"}, p);
+  ASSERT_TRUE(r.started);
+  EXPECT_FALSE(r.timed_out);
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out.substr(0, 300) << r.err;
+  const auto& d = j["facts"]["driver"];
+  EXPECT_EQ(d["nvml_driver_version"], "580.159.04");
+  EXPECT_EQ(d["cuda_driver_version"], 13000);
+  EXPECT_EQ(d["gpus"][0]["cc_major"], 9);
+  EXPECT_EQ(d["gpus"][0]["cc_minor"], 0);
+  for (const auto& f : j["findings"]) {
+    std::string id = f["id"];
+    EXPECT_NE(id.rfind("driver.", 0), 0u) << id;
+    EXPECT_NE(id.rfind("device.", 0), 0u) << id;
+    EXPECT_NE(id.rfind("container.", 0), 0u) << id;
+  }
 }

@@ -342,3 +342,41 @@ TEST(DriverRules, NvmlWorksButLibcudaDoesNotLoad) {
   EXPECT_NE(fixes(*x).find("NVIDIA_DRIVER_CAPABILITIES=compute,utility"), std::string::npos);
   EXPECT_NE(evidence(*x).find("NVIDIA_DRIVER_CAPABILITIES=utility"), std::string::npos);
 }
+
+// The facts recorded on the H200 device machine (tests/fixtures/h200/README.md).
+TEST(DriverRules, H200RecordedFacts) {
+  std::ifstream in(std::string(CD_FIXTURES) + "/h200/facts.json");
+  ASSERT_TRUE(in) << "tests/fixtures/h200/facts.json missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  cd::Facts f = cd::facts_from_json_text(text.str(), "h200/facts.json");
+  const cd::DriverFacts& d = f.driver;
+  EXPECT_EQ(d.nvml_driver_version, "580.159.04");
+  EXPECT_EQ(d.module_version, "580.159.04");
+  EXPECT_EQ(d.cuda_driver_version, 13000);
+  EXPECT_EQ(d.cu_init_status, 0);
+  EXPECT_TRUE(d.query_error.empty());
+  ASSERT_EQ(d.gpus.size(), 1u);
+  EXPECT_EQ(d.gpus[0].name, "NVIDIA H200");
+  EXPECT_EQ(d.gpus[0].sm(), "sm_90");
+  EXPECT_EQ(d.gpus[0].cuda_index, 0);
+  EXPECT_EQ(d.gpus[0].nvml_index, 0);
+  EXPECT_EQ(d.gpus[0].memory_total_mib, 143771u);
+  EXPECT_EQ(d.gpus[0].persistence_mode, "on");
+  EXPECT_EQ(d.gpus[0].pcie_gen_max, 5);
+  EXPECT_EQ(d.gpus[0].pcie_width_max, 16);
+  EXPECT_EQ(d.gpus[0].pci_bus_id, "0000:00:06.0");
+  ASSERT_EQ(d.pci_gpus.size(), 1u);
+  EXPECT_EQ(d.pci_gpus[0].address, d.gpus[0].pci_bus_id);
+  EXPECT_EQ(f.platform.container, "docker");
+  // A healthy driver: no layer-1 finding, and the image's NVIDIA_REQUIRE_CUDA is met.
+  const cd::Kb& kb = cd::Kb::get();
+  EXPECT_TRUE(cd::driver_rules(f, kb).empty());
+  EXPECT_TRUE(cd::device_rules(f, kb).empty());
+  EXPECT_TRUE(cd::platform_rules(f, kb).empty());
+  // The same machine with torch needing CUDA 13.2 would be too old for it, minor compat aside.
+  f.pythons[0].torch.cuda = "13.2";
+  auto x = find(run(f), "driver.minor_compat");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(evidence(*x).find("driver 580.159.04 supports CUDA <= 13.0"), std::string::npos) << evidence(*x);
+}
