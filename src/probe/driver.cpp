@@ -69,13 +69,14 @@ void probe_driver(Facts& facts, const ProbeOptions& opts) {
   probe_driver_module(d, opts.root);
   probe_driver_libraries(d, opts.root, opts.env);
   probe_pci_gpus(d, opts.root);
-  probe_device_nodes(d, opts.root);
   if (!opts.root.is_host()) {
     // Another root's driver cannot be asked: the live driver belongs to this machine.
+    probe_device_nodes(d, opts.root);
     facts.notes.push_back({"driver", "NVML and the driver API were not queried (--root reads files only)"});
     return;
   }
   merge_driver_query(d, driver_facts_from_child(run_driver_child({self_exe(), "__driver"}, opts.timeout)));
+  probe_device_nodes(d, opts.root);  // after cuInit, which creates /dev/nvidia-uvm on first use
   probe_gpu_processes(d, opts.root);
   if (!d.query_error.empty()) facts.notes.push_back({"driver", d.query_error});
 }
