@@ -139,7 +139,8 @@ void join_arch(Finding& f, const LogEvent& e, const LogJoin& j) {
       f.evidence.push_back({fmt::format("  for {}: {}{}", v.gpu, v.verdict, v.detail.empty() ? "" : " — " + v.detail), "cuda-doctor scan"});
   }
   std::string path_hint = !capture(e, "lib").empty() ? capture(e, "lib") : e.frame;
-  if (bins.empty() && !path_hint.empty())
+  bool scannable = !path_hint.empty() && path_hint.front() == '/' && !path_hint.ends_with(".py");  // a .so or executable
+  if (bins.empty() && scannable)
     f.fix.push_back(fmt::format("cuda-doctor scan {}   # which sm_XX/compute_XX images it carries", path_hint));
   if (facts.driver.gpus.empty()) return;
   const GpuInfo& gpu = facts.driver.gpus.front();
