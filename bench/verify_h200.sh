@@ -14,10 +14,10 @@ export NCCL_NVLS_ENABLE=0
   date -u; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv
   echo "--- verify --quick"
   s=$(date +%s.%N); $CD verify --quick --no-color; rc=$?; e=$(date +%s.%N)
-  echo "rc=$rc wall_s=$(echo "$e - $s" | bc)"
+  echo "rc=$rc wall_s=$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.2f", b-a}')"
   echo "--- verify (full)"
   s=$(date +%s.%N); CD_VERIFY_COPY_TRIALS=1 $CD verify --no-color; rc=$?; e=$(date +%s.%N)
-  echo "rc=$rc wall_s=$(echo "$e - $s" | bc)"
+  echo "rc=$rc wall_s=$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.2f", b-a}')"
 } > "$OUT/verify.txt" 2>&1
 
 $CD bench --json > "$OUT/bench.json" 2> "$OUT/bench.err"

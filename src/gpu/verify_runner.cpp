@@ -1,5 +1,7 @@
 #include "gpu/verify_runner.hpp"
 
+#include <csignal>
+
 #include <fmt/format.h>
 
 #include "gpu/nccl_log.hpp"
@@ -44,6 +46,18 @@ std::string last_line(const std::string& text) {
   return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGABRT: return "SIGABRT";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
 // A child that hung or crashed: one failed step naming what was running.
 void add_abnormal_end(VerifyFacts& v, const ChildRun& c, const std::string& layer, const std::string& gpu,
                       const std::string& hang_finding) {
@@ -62,7 +76,7 @@ void add_abnormal_end(VerifyFacts& v, const ChildRun& c, const std::string& laye
     s.code_name = "TIMEOUT";
     s.finding = hang_finding;
   } else if (p.signal) {
-    s.detail = fmt::format("crashed: {}{}", p.describe(), what.empty() ? "" : " in " + what);
+    s.detail = fmt::format("crashed with {} ({}){}", signal_name(p.signal), p.describe(), what.empty() ? "" : " in " + what);
     std::string err = last_line(p.err);
     if (!err.empty()) s.detail += " — " + err;
     s.code_name = "CRASH";
