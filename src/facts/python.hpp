@@ -15,8 +15,9 @@ struct PythonPackage {
   // Requires-Dist lines naming CUDA-relevant packages (nvidia-*, cuda-toolkit, torch*,
   // triton, xformers, flash-attn …), with specifiers and markers as written.
   std::vector<std::string> requires_dist;
+  std::string installer;  // dist-info INSTALLER ("pip", "uv", "conda"), read for pinned packages only
 };
-CD_JSON(PythonPackage, name, version, location, requires_dist)
+CD_JSON(PythonPackage, name, version, location, requires_dist, installer)
 
 struct TorchBuild {
   std::string version;      // torch/version.py __version__

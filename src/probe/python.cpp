@@ -17,8 +17,9 @@ namespace cd {
 namespace {
 
 // The kb's recorded arch list for the installed wheel (until a binary scan or --deep says better).
-void fill_recorded_arch_list(TorchBuild& torch) {
-  if (torch.cuda.empty()) return;
+// Only for PyTorch's own wheels: conda builds choose their own arch lists.
+void fill_recorded_arch_list(TorchBuild& torch, const std::string& installer) {
+  if (torch.cuda.empty() || installer == "conda") return;
   const Kb& kb = Kb::get();
   std::string variant = torch_variant(kb, torch.version, torch.cuda);
   auto wheel = torch_wheel(kb, torch.version, variant);
@@ -45,7 +46,10 @@ PythonEnv read_env(const Root& root, const EnvLocation& loc) {
     if (env.torch.version.empty() && (seen.count("torch") || root.is_file(path_join(dir, "torch/version.py"))))
       env.torch = read_torch_version_py(root, dir);
   }
-  fill_recorded_arch_list(env.torch);
+  std::string installer;
+  for (const auto& p : env.packages)
+    if (p.name == "torch") installer = p.installer;
+  fill_recorded_arch_list(env.torch, installer);
   return env;
 }
 

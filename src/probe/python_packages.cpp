@@ -91,6 +91,7 @@ std::vector<PythonPackage> scan_site_packages(const Root& root, const std::strin
       read_metadata(metadata_header(root, meta), from_file);
       if (!from_file.version.empty()) pkg.version = from_file.version;
       pkg.requires_dist = std::move(from_file.requires_dist);
+      if (dist_info) pkg.installer = std::string(trim(root.read(path_join(path, "INSTALLER"), 256).value_or("")));
     }
     out.push_back(std::move(pkg));
   }

@@ -36,6 +36,8 @@ struct Collector {
     std::string nvcc = path_join(tk.root, "bin/nvcc");
     if (present(root, nvcc)) tk.nvcc = nvcc;
     read_toolkit_version(root, tk, opts.timeout);
+    // A toolkit unpacked from pip wheels keeps their dist-info (this is how some images ship CUDA).
+    if (origin == "system" && root.is_dir(path_join(tk.root, "dist-info"))) tk.origin = "system (from pip wheels)";
     read_host_config(root, tk);
     toolkits.push_back(std::move(tk));
     return &toolkits.back();

@@ -63,6 +63,7 @@ TEST(PythonProbe, H200LayoutWithoutRunningPython) {
   // Only CUDA-relevant pins, and nothing from the description after the header.
   EXPECT_EQ(torch->requires_dist.size(), 6u);
   EXPECT_EQ(torch->requires_dist.front().rfind("cuda-toolkit[cublas", 0), 0u);
+  EXPECT_EQ(torch->installer, "pip");
   ASSERT_NE(pkg(*py, "nvidia-cudnn-cu13"), nullptr);
   EXPECT_EQ(pkg(*py, "nvidia-cudnn-cu13")->version, "9.19.0.56");
   EXPECT_NE(pkg(*py, "jax-cuda13-plugin"), nullptr);

@@ -56,6 +56,8 @@ TEST(ToolkitsProbe, FindsEveryToolkitWithItsVersionSource) {
   EXPECT_EQ(pip->version, "13.0.88");
   EXPECT_EQ(pip->origin, "pip:nvidia-cuda-nvcc (/opt/app/.venv)");
   EXPECT_EQ(tk124->nvcc, "/usr/local/cuda-12.4/bin/nvcc");
+  EXPECT_EQ(tk124->origin, "system");
+  EXPECT_EQ(tk130->origin, "system (from pip wheels)");
 }
 
 TEST(ToolkitsProbe, RecordsWhatEachSelectorPicks) {
@@ -161,6 +163,33 @@ TEST(HostCompilers, RealCompilersOnThisMachine) {
     EXPECT_TRUE(Version::parse(hc.version)) << hc.path << ": " << hc.error;
     EXPECT_EQ(hc.kind, compiler_kind(*Root().resolve(hc.path)));
   }
+}
+
+}  // namespace
+}  // namespace cd
+
+namespace cd {
+namespace {
+
+// A toolkit with nothing but bin/nvcc: the version comes from running it (last resort, with a timeout).
+TEST(ToolkitsProbe, NvccVersionIsTheLastResort) {
+  auto dir = std::filesystem::temp_directory_path() / ("cd_tk_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "bin");
+  std::ofstream(dir / "bin/nvcc") << "#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
+                                     "echo 'Cuda compilation tools, release 12.2, V12.2.140'\n";
+  std::filesystem::permissions(dir / "bin/nvcc", std::filesystem::perms::owner_all);
+  Facts f;
+  ProbeOptions o;
+  o.env = {{"PATH", (dir / "bin").string()}};
+  probe_toolkits(f, o);
+  std::filesystem::remove_all(dir);
+  const Toolkit* tk = nullptr;
+  for (const auto& t : f.toolkit.toolkits)
+    if (t.root == dir.string()) tk = &t;
+  ASSERT_NE(tk, nullptr);
+  EXPECT_EQ(tk->version, "12.2.140");
+  EXPECT_EQ(tk->version_source, "nvcc --version");
+  EXPECT_EQ(tk->selected_by, std::vector<std::string>{"PATH"});
 }
 
 }  // namespace

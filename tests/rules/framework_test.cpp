@@ -9,7 +9,7 @@ namespace {
 const std::string kSite = "/opt/torch/.venv/lib/python3.12/site-packages";
 
 PythonPackage pkg(const std::string& name, const std::string& version, std::vector<std::string> requires_dist = {}) {
-  return {name, version, kSite, std::move(requires_dist)};
+  return {name, version, kSite, std::move(requires_dist), "pip"};
 }
 
 PythonEnv h200_env() {

@@ -25,7 +25,7 @@ PythonEnv torch_env(const std::string& prefix, const std::string& version, const
   py.torch.version = version;
   py.torch.cuda = cuda;
   py.torch.source = prefix + "/lib/python3.12/site-packages/torch/version.py";
-  py.packages.push_back({"torch", version, prefix + "/lib/python3.12/site-packages", {}});
+  py.packages.push_back({"torch", version, prefix + "/lib/python3.12/site-packages", {}, "pip"});
   return py;
 }
 
