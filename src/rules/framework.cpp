@@ -169,12 +169,17 @@ void metadata_pins(const Facts& f, const PythonEnv& py, const PythonPackage& pkg
   }
 }
 
+// Whether the package's own metadata pins torch unconditionally (sglang pins it only in its [srt] extra).
+bool pins_torch(const PythonPackage& pkg) {
+  return std::any_of(pkg.requires_dist.begin(), pkg.requires_dist.end(), [](const std::string& line) {
+    Requirement r = parse_requirement(line);
+    return r.name == "torch" && !r.specifier.empty() && marker_applies(r.marker, "", {});
+  });
+}
+
 // Pins the kb knows for packages whose metadata does not name torch (flash-attn, locally built xformers).
 void kb_pins(const Kb& kb, const PythonEnv& py, const PythonPackage& pkg, const PythonPackage& torch, Findings& out) {
-  bool metadata_names_torch = std::any_of(pkg.requires_dist.begin(), pkg.requires_dist.end(), [](const std::string& l) {
-    return parse_requirement(l).name == "torch";
-  });
-  if (metadata_names_torch) return;
+  if (pins_torch(pkg)) return;
   // flash-attn wheels say what they were built for in the local tag: 2.8.3+cu12torch2.7cxx11abiTRUE.
   auto local = Version::parse(pkg.version);
   if (pkg.name == "flash-attn" && local && !local->local.empty()) {
@@ -228,8 +233,7 @@ void companions(const Kb& kb, const PythonEnv& py, const PythonPackage& torch, F
                out);
       continue;
     }
-    bool has_metadata_pin = std::any_of(p->requires_dist.begin(), p->requires_dist.end(),
-                                        [](const std::string& l) { return parse_requirement(l).name == "torch"; });
+    bool has_metadata_pin = pins_torch(*p);
     std::string expected = !rel ? "" : std::string(name) == "torchvision" ? rel->torchvision : rel->torchaudio;
     if (has_metadata_pin || expected.empty() || pv->major_minor() == expected) continue;
     push_pin(py, std::string(name) + " " + p->version, Severity::error,

@@ -140,6 +140,14 @@ TEST(FrameworkRules, PackagesPinnedToAnotherTorch) {
       << titles;
 }
 
+TEST(FrameworkRules, PinOnlyInAnExtraFallsBackToKb) {
+  Facts f = h200();
+  packages(f).push_back(pkg("sglang", "0.5.1.post3", {"torch==2.8.0; extra == \"srt\""}));
+  Findings found = with_id(framework_rules(f, Kb::get()), "framework.pins_conflict");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("sglang 0.5.1.post3 is built for torch ==2.8.0"), std::string::npos) << found[0].title;
+}
+
 TEST(FrameworkRules, CompanionFromAnotherReleaseViaKb) {
   Facts f = h200();
   erase(f, "torchvision");
