@@ -1,9 +1,12 @@
 #include "explain/explain.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -26,13 +29,33 @@ const Matcher& matcher_for(const Kb& kb) {
   return *m;
 }
 
+// Regular files are mapped rather than read: no copy into a buffer, and the scanner
+// still sees bounded slices (memory stays bounded; the page cache holds the file).
+static bool scan_mapped(int fd, LogScanner& scanner) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return false;
+  auto size = static_cast<size_t>(st.st_size);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return false;
+  (void)madvise(map, size, MADV_SEQUENTIAL);
+  const char* base = static_cast<const char*>(map);
+  constexpr size_t kSlice = 4u << 20;
+  for (size_t off = 0; off < size; off += kSlice) {
+    size_t n = std::min(kSlice, size - off);
+    scanner.feed(std::string_view(base + off, n));
+    (void)madvise(const_cast<char*>(base + off), n, MADV_DONTNEED);  // done with these pages
+  }
+  munmap(map, size);
+  return true;
+}
+
 LogFacts scan_fd(int fd, const std::string& source, const Matcher& matcher, ScanLimits limits) {
 #ifdef POSIX_FADV_SEQUENTIAL
   (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   LogScanner scanner(matcher, limits);
-  std::vector<char> buf(1 << 20);
-  while (true) {
+  std::vector<char> buf(scan_mapped(fd, scanner) ? 0 : 1 << 20);
+  while (!buf.empty()) {
     ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw InputError(fmt::format("cannot read {}: {}", source, std::strerror(errno)));
