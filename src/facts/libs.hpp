@@ -41,8 +41,13 @@ struct LibraryResolution {
   std::string detail;        // "RPATH of libtorch_cuda.so ($ORIGIN/../../nvidia/cudnn/lib)" or the loader error
   std::string provided_by;   // the framework's Requires-Dist entry that ships this library, if any
   std::vector<std::string> tried;  // candidates passed over before it
+  // Symbols requested_by needs (versioned against this soname) that the resolved file does
+  // not define; filled when the two come from different directories. Non-empty = the
+  // import fails with "undefined symbol: …".
+  std::vector<std::string> missing_symbols;
 };
-CD_JSON(LibraryResolution, consumer, env, requested_by, name, soname, path, realpath, via, detail, provided_by, tried)
+CD_JSON(LibraryResolution, consumer, env, requested_by, name, soname, path, realpath, via, detail, provided_by, tried,
+        missing_symbols)
 
 struct LibsFacts {
   std::vector<LibraryCopy> copies;

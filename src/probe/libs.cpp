@@ -5,6 +5,7 @@
 #include "loader/ldconf.hpp"
 #include "probe/libs_internal.hpp"
 #include "probe/probe.hpp"
+#include "util/errors.hpp"
 #include "util/strings.hpp"
 
 namespace cd {
@@ -61,6 +62,20 @@ const std::string* LibsProbe::toolkit_version(const std::string& root, const std
   return v == it->second.end() ? nullptr : &v->second;
 }
 
+const ElfSymbols* LibsProbe::symbols_of(const std::string& realpath) {
+  auto it = symbols.find(realpath);
+  if (it == symbols.end()) {
+    std::optional<ElfSymbols> syms;
+    try {
+      syms = read_elf_symbols(sys.root().host_path(realpath));
+    } catch (const InputError& e) {
+      notes.push_back({"libs", e.what()});
+    }
+    it = symbols.emplace(realpath, std::move(syms)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
 namespace {
 
 std::vector<LibPlace> places_of(const Facts& facts, const Root& root) {
@@ -99,7 +114,7 @@ void probe_libs(Facts& facts, const ProbeOptions& opts) {
   for (const auto& d : read_ld_so_conf(opts.root, &conf_errors)) libs.ld_so_conf_dirs.push_back(d.dir);
   for (auto& e : conf_errors) facts.notes.push_back({"libs", std::move(e)});
 
-  LibsProbe p{sys, facts, places_of(facts, opts.root), {}, {}, {}};
+  LibsProbe p{sys, facts, places_of(facts, opts.root), {}, {}, {}, {}};
   libs.copies = find_library_copies(p);
   libs.resolutions = resolve_consumers(p, libs.copies);
   facts.notes.insert(facts.notes.end(), p.notes.begin(), p.notes.end());

@@ -1,10 +1,12 @@
 #pragma once
 // Shared between the parts of the libs probe (libs.cpp, libs_copies.cpp, libs_resolve.cpp).
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "facts/facts.hpp"
+#include "loader/elf_symbols.hpp"
 #include "loader/loader.hpp"
 #include "probe/libs_catalog.hpp"
 
@@ -35,6 +37,9 @@ struct LibsProbe {
   const LibPlace* place_of(const std::string& path) const;
   const DistOwner* owner_of(const LibPlace& place, const std::string& basename);
   const std::string* toolkit_version(const std::string& root, const std::string& key);
+  // Dynamic symbols of a file (in-root real path), read once; nullptr when unreadable.
+  const ElfSymbols* symbols_of(const std::string& realpath);
+  std::map<std::string, std::optional<ElfSymbols>> symbols;
 };
 
 // Every copy of a tracked CUDA library reachable from the usual directories.

@@ -81,6 +81,16 @@ void record(LibsProbe& p, const Process& proc, const Consumer& c, std::vector<Li
       }
     }
     r.provided_by = provided_by(c.pkg, *fam);
+    // A CUDA library taking a sibling from another directory: check the versioned
+    // symbols it needs are there (pytorch#111469: wheel cusparse + toolkit nvJitLink).
+    if (obj && req.requester >= 0) {
+      const LoadedObject& user = proc.objects()[req.requester];
+      if (cuda_lib_family(path_basename(user.realpath)) && path_dirname(user.realpath) != path_dirname(obj->realpath)) {
+        const ElfSymbols* need = p.symbols_of(user.realpath);
+        const ElfSymbols* have = p.symbols_of(obj->realpath);
+        if (need && have) r.missing_symbols = missing_symbols(*need, soname, *have);
+      }
+    }
     out.push_back(std::move(r));
   }
 }

@@ -273,6 +273,21 @@ void not_found(const Facts& f, Findings& out) {
 void symbol_conflict(const Facts& f, Findings& out) {
   for (const auto& r : f.libs.resolutions) {
     if (r.path.empty() || r.requested_by.empty()) continue;
+    if (!r.missing_symbols.empty()) {  // read from the files: the import fails
+      const LibraryCopy* got = copy_at(f, r.realpath);
+      Finding x = finding("libs.symbol_conflict", Severity::error, r.consumer,
+                          fmt::format("{} needs symbols that {} ({}) does not define", path_basename(r.requested_by),
+                                      r.path, got ? shown_version(*got) : "version unknown"));
+      x.evidence.push_back({fmt::format("{} → {} via {}", r.requested_by, r.path, r.detail.empty() ? r.via : r.detail), kEmulation});
+      x.evidence.push_back({fmt::format("undefined: {} (version {})", join(r.missing_symbols, ", "), r.soname),
+                            ".gnu.version_r / .dynsym of both files"});
+      x.explanation = "The loader finds this copy first, but it is older than the one the library was built against, so "
+                      "the import stops with \"undefined symbol: …, version " + r.soname + "\".";
+      if (r.via == "LD_LIBRARY_PATH") x.fix.push_back(ldlp_without(f, {path_normalize(path_dirname(r.path))}));
+      x.fix.push_back(fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}", path_dirname(r.requested_by)));
+      out.push_back(std::move(x));
+      continue;
+    }
     std::string dir = path_dirname(r.requested_by);
     if (path_dirname(r.path) == dir) continue;
     const LibraryCopy* sibling = nullptr;

@@ -208,6 +208,21 @@ TEST(LibsRules, SymbolConflictFromAnOlderCopyOnLdLibraryPath) {
   EXPECT_TRUE(with_id(libs_rules(f, Kb::get()), "libs.symbol_conflict").empty());
 }
 
+TEST(LibsRules, SymbolConflictFromMissingVersionedSymbols) {
+  Facts f = h200();
+  LibraryResolution r = res(kTorch, kVenv, "nvJitLink", "libnvJitLink.so.12", "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12",
+                            "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12.1.105", "LD_LIBRARY_PATH");
+  r.requested_by = kSite + "/nvidia/cusparse/lib/libcusparse.so.12";
+  r.missing_symbols = {"__nvJitLinkComplete_12_4", "__nvJitLinkCreate_12_4"};
+  f.libs.ld_library_path = {"/usr/local/cuda-12.1/lib64"};
+  f.libs.resolutions.push_back(r);
+  Findings sc = with_id(libs_rules(f, Kb::get()), "libs.symbol_conflict");
+  ASSERT_EQ(sc.size(), 1u);
+  EXPECT_EQ(sc[0].severity, Severity::error);
+  EXPECT_TRUE(evidence_contains(sc[0], "undefined: __nvJitLinkComplete_12_4, __nvJitLinkCreate_12_4 (version libnvJitLink.so.12)"));
+  EXPECT_EQ(sc[0].fix.front(), "unset LD_LIBRARY_PATH");
+}
+
 TEST(LibsRules, TwoCopiesMappedInOneProcessIsAnError) {
   Facts f = h200();
   f.pythons[0].deep.ran = true;
