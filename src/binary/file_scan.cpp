@@ -96,6 +96,9 @@ class Scanner {
       if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
       const char* sname = elf_strptr(elf, shstrndx, sh.sh_name);
       if (!sname || !fatbin_section(sname)) continue;
+      // A linked binary keeps its -rdc inputs in __nv_relfatbin, but the runtime loads the
+      // device-linked image in .nv_fatbin (cuobjdump lists only that one too).
+      if (eh.e_type != ET_REL && std::strcmp(sname, "__nv_relfatbin") == 0) continue;
       if (!fits(b.size(), sh.sh_offset, sh.sh_size)) {
         note(base + sh.sh_offset, fmt::format("section {} runs past the end of the file", sname));
         continue;

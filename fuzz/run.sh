@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target with clang (its own build dir, build-fuzz/) and fuzzes the
+# scanner for a bounded time:  fuzz/run.sh [SECONDS=60]
+# Seeds: tiny real binaries from nvcc when it is installed, else a hand-made fatbin.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-60}
+dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
+CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
+ninja -C "$dir" fatbin_fuzz >/dev/null
+corpus="$dir/fuzz-corpus"
+mkdir -p "$corpus"
+if [ -z "$(ls -A "$corpus")" ]; then
+  nvcc=/usr/local/cuda/bin/nvcc
+  if [ -x "$nvcc" ]; then
+    tmp=$(mktemp -d)
+    printf '__global__ void k(float* x) { x[0] += 1; }\n' >"$tmp/k.cu"
+    for mode in none speed size; do
+      "$nvcc" -c "$tmp/k.cu" -o "$corpus/k_$mode.o" -gencode arch=compute_80,code=[sm_80,compute_80] \
+        -gencode arch=compute_90a,code=sm_90a -compress-mode=$mode || true
+    done
+    "$nvcc" -fatbin "$tmp/k.cu" -o "$corpus/k.fatbin" -gencode arch=compute_100f,code=sm_100f || true
+    "$nvcc" -cubin -arch=sm_90a "$tmp/k.cu" -o "$corpus/k.cubin" || true
+    rm -rf "$tmp"
+  fi
+  # Always one hand-made container: magic, version 1, header 16, one 64-byte SASS entry for sm_90.
+  printf '\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x01\x40\x00\x00\x00%056d' 0 |
+    head -c 80 >"$corpus/min.fatbin"
+fi
+"$dir/fuzz/fatbin_fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
