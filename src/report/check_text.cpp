@@ -121,11 +121,18 @@ void python_env(Out& o, const Facts& f, const PythonEnv& py) {
     if (p.name.rfind("nvidia-", 0) == 0) wheels.push_back(short_wheel(p.name) + " " + p.version);
     else o.row("  " + p.name, p.version);
   }
-  if (!wheels.empty()) o.row("  nvidia wheels", join(wheels, ", "));
+  for (size_t i = 0; i < wheels.size(); i += 5) {  // five a line keeps it readable
+    std::vector<std::string> chunk(wheels.begin() + static_cast<long>(i),
+                                   wheels.begin() + static_cast<long>(std::min(i + 5, wheels.size())));
+    o.row(i == 0 ? "  nvidia wheels" : "", join(chunk, ", "));
+  }
   std::set<std::string> shown;
   for (const auto& r : f.libs.resolutions) {
-    if (r.env != py.prefix || !shown.insert(r.soname).second) continue;
-    if (r.name != "cudnn" && r.name != "nccl" && r.name != "cudart" && r.name != "cublas") continue;
+    if (r.env != py.prefix || shown.count(r.soname)) continue;
+    // The libraries users ask about, by their main soname (not cuDNN's sub-libraries).
+    bool main_lib = r.soname.rfind("lib" + r.name + ".so", 0) == 0;
+    if (!main_lib || (r.name != "cudnn" && r.name != "nccl" && r.name != "cudart" && r.name != "cublas")) continue;
+    shown.insert(r.soname);
     std::string version;
     for (const auto& c : f.libs.copies)
       if (c.realpath == r.realpath && !c.version.empty()) version = c.version;
