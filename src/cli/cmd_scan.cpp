@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <future>
 #include <set>
 
 #include <fmt/format.h>
@@ -81,24 +82,12 @@ int run_scan(const GlobalOptions& g, const ScanCli& c) {
     report.driver = driver_from_flag(c.driver, kb);
     report.driver_source = "--driver";
   }
-  if (report.gpus.empty() || (c.gpus.empty() && c.driver.empty())) {
-    probe_driver(facts, popts);  // the live machine (child process, timeout)
-    if (report.gpus.empty()) {
-      for (const auto& gpu : facts.driver.gpus) {
-        int sm = gpu.cc_major * 10 + gpu.cc_minor;
-        if (sm && std::none_of(report.gpus.begin(), report.gpus.end(), [&](const GpuTarget& t) { return t.sm == sm; }))
-          report.gpus.push_back({sm, gpu.name});
-      }
-      report.gpu_source = "this machine";
-    }
-    if (c.gpus.empty() && c.driver.empty()) {
-      report.driver.cuda = facts.driver.cuda_driver_version;
-      report.driver.version =
-          !facts.driver.nvml_driver_version.empty() ? facts.driver.nvml_driver_version : facts.driver.module_version;
-      if (report.driver.cuda || !report.driver.version.empty()) report.driver_source = "this machine";
-    }
-  }
-  if (report.gpus.empty()) report.notes.push_back("no GPU found on this machine: listing images only (pass --gpu to judge)");
+  // The live GPUs and driver come from a child process (cuInit/NVML, ~0.25 s): read them
+  // while the files are scanned.
+  bool live = report.gpus.empty() || (c.gpus.empty() && c.driver.empty());
+  Facts live_facts;
+  std::future<void> driver_probe;
+  if (live) driver_probe = std::async(std::launch::async, [&] { probe_driver(live_facts, popts); });
 
   std::vector<std::string> paths = c.paths;
   if (paths.empty()) {
@@ -118,6 +107,24 @@ int run_scan(const GlobalOptions& g, const ScanCli& c) {
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.finish();
   for (const auto& e : report.stats.walk_errors) report.notes.push_back(e);
+  if (live) {
+    driver_probe.get();
+    if (report.gpus.empty()) {
+      for (const auto& gpu : live_facts.driver.gpus) {
+        int sm = gpu.cc_major * 10 + gpu.cc_minor;
+        if (sm && std::none_of(report.gpus.begin(), report.gpus.end(), [&](const GpuTarget& t) { return t.sm == sm; }))
+          report.gpus.push_back({sm, gpu.name});
+      }
+      report.gpu_source = "this machine";
+    }
+    if (c.gpus.empty() && c.driver.empty()) {
+      report.driver.cuda = live_facts.driver.cuda_driver_version;
+      report.driver.version = !live_facts.driver.nvml_driver_version.empty() ? live_facts.driver.nvml_driver_version
+                                                                             : live_facts.driver.module_version;
+      if (report.driver.cuda || !report.driver.version.empty()) report.driver_source = "this machine";
+    }
+  }
+  if (report.gpus.empty()) report.notes.push_back("no GPU found on this machine: listing images only (pass --gpu to judge)");
   judge_all(report.binaries, report.gpus, report.driver, arch_rules(kb));
 
   // The arch rules judge exactly what the report shows: these GPUs, this driver, these scans.
