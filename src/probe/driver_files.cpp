@@ -111,9 +111,11 @@ void probe_driver_libraries(DriverFacts& d, const Root& root, const std::map<std
     for (const char* kind : {"libcuda", "libnvidia-ml"}) {
       for (const auto& host : root.glob(dir, std::string(kind) + ".so*")) {
         std::string file = path_basename(host);
-        bool stub_file = file == std::string(kind) + ".so" && contains(dir + "/", "/stubs/");
-        if (stub_file || !library_file_version(file, kind).empty() ||
-            (file == std::string(kind) + ".so.1" && contains(dir + "/", "/stubs/")))
+        std::string k(kind);
+        bool stub_file = (file == k + ".so" || file == k + ".so.1") && contains(dir + "/", "/stubs/");
+        // WSL's driver (from Windows) has no version in its file names: libcuda.so.1.1.
+        bool wsl_file = dir == "/usr/lib/wsl/lib" && (file == k + ".so.1.1" || (k == "libnvidia-ml" && file == k + ".so.1"));
+        if (stub_file || wsl_file || !library_file_version(file, kind).empty())
           add_library(d, root, dir, via, kind, file, seen);
       }
     }

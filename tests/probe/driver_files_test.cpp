@@ -137,3 +137,15 @@ TEST(DriverFiles, MissingUvmNode) {
   EXPECT_NE(std::find(d.device_nodes.begin(), d.device_nodes.end(), "/dev/nvidia0"), d.device_nodes.end());
   EXPECT_EQ(std::find(d.device_nodes.begin(), d.device_nodes.end(), "/dev/nvidia-uvm"), d.device_nodes.end());
 }
+
+TEST(DriverFiles, WslDriverFromWindows) {
+  const cd::DriverFacts d = probe_root("platform_wsl2_linux_driver").driver;
+  bool wsl = false, linux_lib = false;
+  for (const auto& l : d.libraries) {
+    wsl |= l.path == "/usr/lib/wsl/lib/libcuda.so.1.1" && l.version.empty();
+    linux_lib |= l.path == "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15" && l.version == "550.54.15";
+  }
+  EXPECT_TRUE(wsl);
+  EXPECT_TRUE(linux_lib);
+  EXPECT_FALSE(d.module_loaded);
+}
