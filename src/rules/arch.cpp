@@ -190,14 +190,17 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
     Finding f = make("arch.no_kernel_image", grp.all_fail ? Severity::error : Severity::info, subject, "");
     if (verdict == "no_kernel_image") {
       f.title = grp.all_fail ? fmt::format("{}: no kernel image for {} in {}", subject, g.label(), what)
-                             : fmt::format("{}: {} has only single-architecture helper modules, none for {}", subject,
-                                           what, g.label());
+                             : fmt::format("{}: {} {} only single-architecture helper modules, none for {}", subject,
+                                           what, grp.binaries.size() == 1 ? "has" : "have", g.label());
       f.explanation = grp.all_fail ? kWhy209
                                    : std::string("NVIDIA libraries carry small modules built for one architecture and "
                                                  "use them only there; if a call into this library still fails with "
                                                  "error 209: ") + kWhy209;
     } else if (verdict == "jit") {
-      f = make("arch.jit_only", Severity::warning, subject,
+      // Every container JIT-compiled: a slow start worth a warning; a few of many: info.
+      bool all_jit = std::all_of(grp.verdicts.begin(), grp.verdicts.end(),
+                                 [](const GpuVerdict& v) { return v.containers_jit == v.containers_judged; });
+      f = make("arch.jit_only", all_jit ? Severity::warning : Severity::info, subject,
                fmt::format("{}: only PTX serves {} in {} (JIT at first launch)", subject, g.label(), what));
       f.explanation = "No SASS matches this GPU, so the driver JIT-compiles the PTX when a module is first loaded: "
                       "slow start (seconds to minutes), cached in ~/.nv/ComputeCache (CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE).";
