@@ -258,3 +258,31 @@ TEST_F(DeepEnv, RecordsTheImportError) {
 
 }  // namespace
 }  // namespace cd
+
+namespace cd {
+namespace {
+
+// conda builds of torch choose their own arch lists: the kb's wheel list must not be claimed for them.
+TEST(PythonProbe, NoRecordedArchListForCondaBuiltTorch) {
+  auto root = std::filesystem::temp_directory_path() / ("cd_conda_root_" + std::to_string(::getpid()));
+  auto site = root / "opt/conda/lib/python3.11/site-packages";
+  std::filesystem::create_directories(root / "opt/conda/conda-meta");
+  std::filesystem::create_directories(site / "torch");
+  std::filesystem::create_directories(site / "torch-2.5.1.dist-info");
+  std::ofstream(root / "opt/conda/conda-meta/python-3.11.9-h0.json") << "{}";
+  std::ofstream(site / "torch-2.5.1.dist-info/METADATA") << "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1\n";
+  std::ofstream(site / "torch-2.5.1.dist-info/INSTALLER") << "conda\n";
+  std::ofstream(site / "torch/version.py") << "__version__ = '2.5.1'\ncuda = '12.4'\n";
+  Facts f;
+  probe_pythons(f, options(root.string(), {}));
+  std::filesystem::remove_all(root);
+  const PythonEnv* py = env_at(f, "/opt/conda");
+  ASSERT_NE(py, nullptr);
+  EXPECT_EQ(py->found_by, "conda env list");
+  EXPECT_EQ(py->torch.cuda, "12.4");
+  EXPECT_EQ(pkg(*py, "torch")->installer, "conda");
+  EXPECT_TRUE(py->torch.arch_list.empty());
+}
+
+}  // namespace
+}  // namespace cd
