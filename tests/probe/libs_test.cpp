@@ -245,6 +245,48 @@ TEST_F(LibsProbeTest, BundledCopiesJaxPluginsAndCondaEnvs) {
   EXPECT_EQ(jax->realpath, kSite + "/nvidia/cu13/lib/libcudart.so.13");
 }
 
+TEST_F(LibsProbeTest, OlderNvJitLinkOnLdLibraryPathMissesSymbols) {
+  // pytorch#111469: the wheel's libcusparse (no RUNPATH) needs nvJitLink symbols of its
+  // release; torch's RPATH has no nvjitlink dir, so LD_LIBRARY_PATH's older toolkit copy wins.
+  std::string tkl = kTk + "/targets/x86_64-linux/lib";
+  write_file(t / "new.c", "int __nvJitLinkCreate_13_0(void){return 0;} int __nvJitLinkComplete_13_0(void){return 0;}\n");
+  write_file(t / "old.c", "int __nvJitLinkCreate_13_0(void){return 0;}\n");
+  write_file(t / "jit.map", "libnvJitLink.so.13 { global: __nvJitLink*; local: *; };\n");
+  write_file(t / "sp.c", "int __nvJitLinkCreate_13_0(void); int __nvJitLinkComplete_13_0(void);\n"
+                         "int sp(void){return __nvJitLinkCreate_13_0() + __nvJitLinkComplete_13_0();}\n");
+  std::string vs = " -Wl,--version-script=" + quote(t / "jit.map");
+  ASSERT_EQ(build_elf(R(kSite + "/nvidia/nvjitlink/lib/libnvJitLink.so.13"),
+                      LibSpec().with_soname("libnvJitLink.so.13").with_extra(quote(t / "new.c") + vs)), "");
+  ASSERT_EQ(build_elf(R(tkl + "/libnvJitLink.so.13.0.39"), LibSpec().with_soname("libnvJitLink.so.13").with_extra(quote(t / "old.c") + vs)), "");
+  link("libnvJitLink.so.13.0.39", tkl + "/libnvJitLink.so.13");
+  ASSERT_EQ(build_elf(R(kSite + "/nvidia/cusparse/lib/libcusparse.so.12"),
+                      LibSpec()
+                          .with_soname("libcusparse.so.12")
+                          .with_needed({R(kSite + "/nvidia/nvjitlink/lib/libnvJitLink.so.13")})
+                          .with_extra(quote(t / "sp.c"))),
+            "");
+  ASSERT_EQ(build_elf(R(kSite + "/torch/lib/libtorch_cuda.so"),
+                      LibSpec()
+                          .with_soname("libtorch_cuda.so")
+                          .with_needed({R(kSite + "/nvidia/cusparse/lib/libcusparse.so.12")})
+                          .with_rpath("$ORIGIN/../../nvidia/cusparse/lib:$ORIGIN")),
+            "");
+  Facts f = probe({{"LD_LIBRARY_PATH", tkl}});
+  const LibraryResolution* jit = resolution(f, "torch", "libnvJitLink.so.13");
+  ASSERT_NE(jit, nullptr);
+  EXPECT_EQ(jit->via, "LD_LIBRARY_PATH");
+  EXPECT_EQ(jit->requested_by, kSite + "/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12");
+  EXPECT_EQ(jit->missing_symbols, std::vector<std::string>{"__nvJitLinkComplete_13_0"});
+  // Without LD_LIBRARY_PATH the loader finds no nvJitLink (the wheel dir is on no search
+  // path and this tree's cache predates the copy): torch/__init__.py's preload takes the wheel's.
+  Facts g = probe();
+  const LibraryResolution* jit2 = resolution(g, "torch", "libnvJitLink.so.13");
+  ASSERT_NE(jit2, nullptr);
+  EXPECT_EQ(jit2->via, "preload by torch/__init__.py");
+  EXPECT_EQ(jit2->realpath, kSite + "/nvidia/nvjitlink/lib/libnvJitLink.so.13");
+  EXPECT_TRUE(jit2->missing_symbols.empty());
+}
+
 TEST(LibsCatalog, FamiliesFromFileNames) {
   EXPECT_EQ(cuda_lib_family("libcudnn_engines_precompiled.so.9")->name, "cudnn");
   EXPECT_EQ(cuda_lib_family("libcublasLt.so.13")->name, "cublasLt");
