@@ -119,7 +119,9 @@ void run_nccl(const VerifyPlan& plan, VerifyFacts& v) {
     if (plan.on_step) plan.on_step(i == 0 ? "NCCL all-reduce" : "NCCL triage: " + label);
     std::vector<std::string> argv = verify_argv(plan, "nccl", 0);
     if (i > 0) argv.insert(argv.end(), {"--nccl-sizes", "1048576,16777216"});  // triage: small and quick
-    ChildRun c = run_child(plan, argv, env, plan.step_timeout);
+    // Triage reruns use small messages: 30 s is plenty unless the user allows less.
+    auto timeout = i == 0 ? plan.step_timeout : std::min(plan.step_timeout, std::chrono::milliseconds(30'000));
+    ChildRun c = run_child(plan, argv, env, timeout);
     std::vector<std::string> log = c.report.other_lines;
     for (size_t pos = 0; pos < c.proc.err.size();) {
       size_t end = c.proc.err.find('\n', pos);
