@@ -2,6 +2,7 @@
 // for this machine. `cuda-doctor explain [FILE|-]`, `cuda-doctor explain -- CMD ARGS…`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -9,8 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "binary/scan.hpp"
 #include "cli/options.hpp"
 #include "explain/explain.hpp"
+#include "kb/arch.hpp"
 #include "kb/kb.hpp"
 #include "report/report.hpp"
 #include "rules/rules.hpp"
@@ -75,9 +78,34 @@ void print_report(const GlobalOptions& g, const Facts& facts, const Findings& fi
   print_out(out);
 }
 
+// Binaries a kernel-image error names (a library path in the line, or a compiled
+// module as the traceback frame) are scanned here, so the rules can show their
+// sm_XX/compute_XX images and the verdict for this machine's GPUs. Only for live
+// facts: with --facts the paths belong to another machine.
+void scan_named_binaries(Facts& facts, const GlobalOptions& g) {
+  if (!g.facts_file.empty()) return;
+  std::vector<std::string> paths;
+  for (const auto& e : facts.log.events) {
+    if (!e.id.starts_with("arch.") && e.id != "inference.sageattention_arch") continue;
+    for (const std::string& p : {e.frame, e.captures.count("lib") ? e.captures.at("lib") : std::string()}) {
+      bool binary = p.starts_with("/") && (p.ends_with(".so") || p.find(".so.") != std::string::npos);
+      bool known = std::any_of(facts.binaries.begin(), facts.binaries.end(), [&](const BinaryScan& b) { return b.path == p; });
+      if (binary && !known && std::find(paths.begin(), paths.end(), p) == paths.end() && paths.size() < 8) paths.push_back(p);
+    }
+  }
+  if (paths.empty()) return;
+  std::vector<BinaryScan> scans;
+  for (const auto& p : paths) scans.push_back(scan_binary(p, false));
+  std::vector<GpuTarget> gpus;
+  for (const auto& gpu : facts.driver.gpus) gpus.push_back({gpu.cc_major * 10 + gpu.cc_minor, gpu.name});
+  judge_all(scans, gpus, {facts.driver.cuda_driver_version, facts.driver.nvml_driver_version}, arch_rules(Kb::get()));
+  facts.binaries.insert(facts.binaries.end(), scans.begin(), scans.end());
+}
+
 int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log) {
   Facts facts = facts_for(g, o, !log.events.empty());
   facts.log = std::move(log);
+  if (!o.no_probe) scan_named_binaries(facts, g);
   const Kb& kb = Kb::get();
   Findings findings = without_ignored(log_rules(facts, kb), g.ignore);
   print_report(g, facts, findings);

@@ -2,6 +2,8 @@
 // hostile input.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <random>
 
@@ -225,6 +227,35 @@ TEST(ExplainHostile, TenMegabyteLineGarbageAndInvalidUtf8) {
   EXPECT_EQ(j["findings"][0]["id"], "memory.oom");
   EXPECT_GE(j["log"]["long_lines"].get<int>(), 1);
   std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace cd
+
+namespace cd {
+namespace {
+
+// A library named in the error line is scanned live: its real kernel images (built
+// here by nvcc for sm_75 only) appear as evidence.
+TEST(ExplainScanHook, NamedLibraryIsScanned) {
+  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
+  ProcessOptions slow;
+  slow.timeout = std::chrono::seconds(120);
+  if (access(nvcc.c_str(), X_OK) != 0) GTEST_SKIP() << "no nvcc";
+  std::string dir = std::string(CD_BUILD_DIR) + "/explain_scan_hook";
+  ProcessResult mk = run_process({"/bin/sh", "-c", "mkdir -p " + dir + " && printf '__global__ void k(int* p) { p[0] = 1; }\\n' > " + dir +
+                                                       "/k.cu && " + nvcc + " -gencode arch=compute_75,code=sm_75 -shared -Xcompiler -fPIC -o " + dir +
+                                                       "/libk75.so " + dir + "/k.cu"},
+                                 slow);
+  ASSERT_TRUE(mk.ok()) << mk.err;
+  ProcessResult r = run_process({"/bin/sh", "-c", "echo 'RuntimeError: " + dir + "/libk75.so: CUDA error: no kernel image is available for execution on the device' | " +
+                                                      std::string(CD_BINARY) + " explain --json -"},
+                                slow);
+  EXPECT_EQ(r.exit_code, 2);
+  auto j = nlohmann::json::parse(r.out);
+  std::string ev;
+  for (const auto& e : j["findings"][0]["evidence"]) ev += e["fact"].get<std::string>() + "\n";
+  EXPECT_NE(ev.find("libk75.so: SASS sm_75; PTX none"), std::string::npos) << ev;
 }
 
 }  // namespace
