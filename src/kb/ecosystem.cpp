@@ -1,6 +1,11 @@
 #include "kb/ecosystem.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
 #include "kb/toml_access.hpp"
+#include "util/strings.hpp"
 #include "util/version.hpp"
 
 namespace cd {
@@ -150,29 +155,118 @@ bool specifier_allows(const std::string& specifier, const std::string& version) 
   return true;
 }
 
+namespace {
+
+// A small evaluator for PEP 508 environment markers: `or`, `and`, parentheses and
+// `name op "value"` comparisons. Variables we cannot know (python_version without an
+// interpreter) compare as true, so an unknown clause never hides a requirement.
+class MarkerEval {
+ public:
+  MarkerEval(std::string_view text, const std::string& machine, const std::vector<std::string>& extras)
+      : s_(text), machine_(machine), extras_(extras) {}
+
+  bool run() { return or_expr(); }
+
+ private:
+  void skip() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  bool word(std::string_view w) {
+    skip();
+    if (s_.substr(i_, w.size()) != w) return false;
+    size_t end = i_ + w.size();
+    if (end < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_')) return false;
+    i_ = end;
+    return true;
+  }
+  bool or_expr() {
+    bool v = and_expr();
+    while (word("or")) v = and_expr() || v;
+    return v;
+  }
+  bool and_expr() {
+    bool v = atom();
+    while (word("and")) v = atom() && v;
+    return v;
+  }
+  bool atom() {
+    skip();
+    if (i_ < s_.size() && s_[i_] == '(') {
+      ++i_;
+      bool v = or_expr();
+      skip();
+      if (i_ < s_.size() && s_[i_] == ')') ++i_;
+      return v;
+    }
+    std::string lhs = operand();
+    std::string op = oper();
+    std::string rhs = operand();
+    return compare(lhs, op, rhs);
+  }
+  std::string operand() {
+    skip();
+    if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '\'')) {
+      char q = s_[i_++];
+      size_t end = s_.find(q, i_);
+      std::string v(s_.substr(i_, end == std::string_view::npos ? std::string_view::npos : end - i_));
+      i_ = end == std::string_view::npos ? s_.size() : end + 1;
+      return "\"" + v;  // a leading quote marks a literal
+    }
+    size_t b = i_;
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' || s_[i_] == '.')) ++i_;
+    return std::string(s_.substr(b, i_ - b));
+  }
+  std::string oper() {
+    skip();
+    for (std::string_view op : {"===", "==", "!=", "<=", ">=", "~=", "<", ">"})
+      if (s_.substr(i_, op.size()) == op) {
+        i_ += op.size();
+        return std::string(op);
+      }
+    if (word("not")) {
+      word("in");
+      return "not in";
+    }
+    if (word("in")) return "in";
+    ++i_;  // unknown: consume a character so parsing always advances
+    return "?";
+  }
+  // The value of a marker variable; nullopt when unknown.
+  std::optional<std::string> variable(const std::string& name) const {
+    if (name == "sys_platform") return std::string("linux");
+    if (name == "platform_system") return std::string("Linux");
+    if (name == "os_name") return std::string("posix");
+    if (name == "platform_machine" && !machine_.empty()) return machine_;
+    return std::nullopt;
+  }
+  bool compare(const std::string& lhs, const std::string& op, const std::string& rhs) const {
+    bool lit_l = !lhs.empty() && lhs[0] == '"', lit_r = !rhs.empty() && rhs[0] == '"';
+    std::string var = lit_l ? rhs : lhs;
+    std::string value = (lit_l ? lhs : rhs).substr(lit_l || lit_r ? 1 : 0);
+    if (var == "extra") {
+      bool has = std::find(extras_.begin(), extras_.end(), value) != extras_.end();
+      return op == "!=" ? !has : has;
+    }
+    auto known = variable(var);
+    if (!known) return true;
+    if (op == "==" || op == "===") return *known == value;
+    if (op == "!=") return *known != value;
+    if (op == "in") return lit_l ? contains(value, *known) || contains(*known, value) : contains(value, *known);
+    if (op == "not in") return !contains(value, *known);
+    return true;
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+  const std::string& machine_;
+  const std::vector<std::string>& extras_;
+};
+
+}  // namespace
+
 bool marker_applies(const std::string& marker, const std::string& machine, const std::vector<std::string>& extras) {
   if (marker.empty()) return true;
-  // Each `key == "value"` clause; an `or` anywhere makes us lenient (true).
-  if (marker.find(" or ") != std::string::npos) return true;
-  size_t pos = 0;
-  while ((pos = marker.find("==", pos)) != std::string::npos) {
-    size_t key_end = pos;
-    while (key_end > 0 && std::isspace(static_cast<unsigned char>(marker[key_end - 1]))) --key_end;
-    size_t key_begin = key_end;
-    while (key_begin > 0 && (std::isalnum(static_cast<unsigned char>(marker[key_begin - 1])) || marker[key_begin - 1] == '_'))
-      --key_begin;
-    std::string key = marker.substr(key_begin, key_end - key_begin);
-    size_t q1 = marker.find_first_of("\"'", pos);
-    size_t q2 = q1 == std::string::npos ? q1 : marker.find(marker[q1], q1 + 1);
-    std::string value = q2 == std::string::npos ? "" : marker.substr(q1 + 1, q2 - q1 - 1);
-    pos += 2;
-    if (key == "extra" && std::find(extras.begin(), extras.end(), value) == extras.end()) return false;
-    if (key == "platform_system" && value != "Linux") return false;
-    if (key == "sys_platform" && value != "linux") return false;
-    if (key == "os_name" && value != "posix") return false;
-    if (key == "platform_machine" && !machine.empty() && value != machine) return false;
-  }
-  return true;
+  return MarkerEval(marker, machine, extras).run();
 }
 
 }  // namespace cd
