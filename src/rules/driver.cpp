@@ -111,7 +111,7 @@ void driver_missing(const Facts& f, const Kb& kb, Findings& out) {
              "mokutil --sb-state   # Secure Boot on: enroll the module key or use signed (e.g. -open) packages",
              "sudo apt install --reinstall nvidia-dkms-" + driver_branch_for(dk, newest_needed_cuda(f)) + "-open   # rebuild for this kernel",
              "sudo reboot"};
-  } else {
+  } else if (!libs) {
     x.title = "The NVIDIA kernel module is loaded but no libcuda.so is installed";
     x.evidence.push_back({"kernel module " + d.module_version, d.module_version_source});
     x.evidence.push_back({"no libcuda.so.<version> in the loader's directories", "LD_LIBRARY_PATH, /etc/ld.so.conf, default dirs"});
@@ -129,6 +129,8 @@ void driver_missing(const Facts& f, const Kb& kb, Findings& out) {
       x.fix = {"sudo apt install libnvidia-compute-" + v + "   # the user-space libraries matching kernel module " + d.module_version,
                "sudo ldconfig && nvidia-smi"};
     }
+  } else {
+    return;  // module and libraries are there; the driver was not asked (--root) or other findings say why not
   }
   out.push_back(std::move(x));
 }
@@ -213,6 +215,15 @@ void gpu_without_driver(const Facts& f, const Kb& kb, Findings& out) {
         x.fix = {"sudo dmesg | grep -iE 'NVRM|nvidia'", "# if the GPU is newer than the driver, install a newer branch:"};
         auto inst = install_driver_fix(f, drivers_kb(kb));
         x.fix.insert(x.fix.end(), inst.begin() + 1, inst.end());
+      } else if (has_real_libcuda(d)) {
+        for (const auto& l : d.libraries)
+          if (real_libcuda(l)) x.evidence.push_back({"installed " + l.kind + " " + l.version, l.path});
+        x.explanation = "The driver's libraries are installed but the nvidia kernel module is not loaded (not built for "
+                        "this kernel, or blocked by Secure Boot), so nothing drives this GPU.";
+        x.fix = {"sudo modprobe nvidia && nvidia-smi",
+                 "sudo dmesg | grep -iE 'nvidia|secure boot|module verification'   # if modprobe fails",
+                 "sudo apt install --reinstall nvidia-dkms-" + driver_branch_for(drivers_kb(kb), newest_needed_cuda(f)) +
+                     "-open && sudo reboot   # rebuild the module for this kernel"};
       } else {
         x.explanation = "No NVIDIA kernel driver is loaded, so nothing drives this GPU and CUDA cannot see it.";
         x.fix = install_driver_fix(f, drivers_kb(kb));

@@ -173,3 +173,39 @@ TEST(DriverChild, H200FactsReplay) {
     EXPECT_NE(id.rfind("container.", 0), 0u) << id;
   }
 }
+
+// The built binary on every driver/platform --root fixture: the layer-1 findings it reports.
+TEST(DriverChild, RootFixturesEndToEnd) {
+  if (!std::filesystem::exists(CD_BINARY)) GTEST_SKIP() << "build cuda-doctor first";
+  const std::map<std::string, std::string> expected = {
+      {"driver_ok", ""},
+      {"driver_mismatch", "driver.library_mismatch/error"},
+      {"driver_none", "driver.missing/error"},
+      {"driver_unbound", "driver.gpu_without_driver/error"},
+      {"driver_nouveau", "driver.gpu_without_driver/error"},
+      {"driver_libs_no_module", "driver.gpu_without_driver/error"},
+      {"driver_stub_ldconf", "driver.stub_library/error"},
+      {"driver_no_uvm", "driver.missing/warning"},
+      {"driver_compat_old", "driver.forward_compat_unsupported/warning"},
+      {"platform_docker_nogpu", "container.no_gpu_runtime/error"},
+      {"platform_k8s", ""},
+      {"platform_wsl1", "wsl.driver_problem/error"},
+      {"platform_wsl2_linux_driver", "wsl.driver_problem/error"},
+      {"platform_wsl2_ok", ""},
+  };
+  for (const auto& [root, want] : expected) {
+    cd::ProcessOptions p;
+    p.timeout = 20000ms;
+    p.env_unset = {"KUBERNETES_SERVICE_HOST", "container", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_REQUIRE_CUDA"};
+    auto r = cd::run_process({CD_BINARY, "check", "--root", std::string(CD_FIXTURES) + "/roots/" + root, "--json"}, p);
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << root << ": " << r.err;
+    std::string got;
+    for (const auto& f : j["findings"]) {
+      std::string id = f["id"];
+      if (id.rfind("driver.", 0) && id.rfind("device.", 0) && id.rfind("container.", 0) && id.rfind("wsl.", 0)) continue;
+      got += (got.empty() ? "" : " ") + id + "/" + f["severity"].get<std::string>();
+    }
+    EXPECT_EQ(got, want) << root;
+  }
+}

@@ -380,3 +380,12 @@ TEST(DriverRules, H200RecordedFacts) {
   ASSERT_TRUE(x.has_value());
   EXPECT_NE(evidence(*x).find("driver 580.159.04 supports CUDA <= 13.0"), std::string::npos) << evidence(*x);
 }
+
+TEST(DriverRules, FilesOnlyFactsOfAHealthyDriverAreNotMissing) {
+  cd::Facts f = healthy();  // as --root sees it: files only, the driver never asked
+  f.driver.nvml_status = f.driver.cu_init_status = -1;
+  f.driver.nvml_driver_version.clear();
+  f.driver.cuda_driver_version = 0;
+  f.driver.gpus.clear();
+  EXPECT_TRUE(run(f).empty());
+}
