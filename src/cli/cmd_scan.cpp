@@ -154,7 +154,10 @@ int run_scan(const GlobalOptions& g, const ScanCli& c) {
   }
   bool unreadable = std::any_of(report.binaries.begin(), report.binaries.end(), [](const BinaryScan& b) { return !b.error.empty(); });
   int rc = exit_code_for(findings, g);
-  return rc == exit_code::ok && unreadable && report.binaries.size() == 1 ? exit_code::cannot_run : rc;
+  // Nothing could be read at all (a missing path, one unreadable file): the tool could not run.
+  bool nothing_read = report.stats.files_examined == 0 && !report.stats.walk_errors.empty();
+  if (rc == exit_code::ok && (nothing_read || (unreadable && report.binaries.size() == 1))) return exit_code::cannot_run;
+  return rc;
 }
 
 }  // namespace

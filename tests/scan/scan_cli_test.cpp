@@ -116,9 +116,9 @@ TEST(ScanCli, MalformedFileIsANoteAndTheScanGoesOn) {
   EXPECT_NE(r.out.find("libk75.so"), std::string::npos) << r.out;
 }
 
-TEST(ScanCli, BadGpuIsAUsageError) {
-  Result r = run("scan /dev/null --gpu 'Voodoo 3'");
-  EXPECT_EQ(r.rc, 3);
+TEST(ScanCli, BadGpuOrMissingPathCannotRun) {
+  EXPECT_EQ(run("scan /dev/null --gpu 'Voodoo 3'").rc, 3);
+  EXPECT_EQ(run("scan /nonexistent/lib.so --gpu sm_90").rc, 3);
 }
 
 TEST(ScanCli, DirectoryOfRealToolkitLibraries) {
