@@ -51,6 +51,7 @@ struct Facts {
   LogFacts log;
   VerifyFacts verify;
   std::vector<ProbeNote> notes;
+  std::map<std::string, double> probe_seconds;  // wall time of each probe (-v shows them)
 
   const std::string* getenv(const std::string& name) const {
     auto it = env.find(name);
@@ -58,7 +59,7 @@ struct Facts {
   }
 };
 CD_JSON(Facts, schema, tool_version, collected_at, root, host, env, driver, platform, toolkit, pythons, binaries, libs,
-        log, verify, notes)
+        log, verify, notes, probe_seconds)
 
 // Parses a facts file; throws InputError with a one-line message on bad input.
 Facts facts_from_json_text(const std::string& text, const std::string& origin);

@@ -64,14 +64,32 @@ class Walker {
       result_.errors.push_back(path + ": " + std::strerror(errno));
       return;
     }
-    std::vector<std::string> names;
+    // d_type answers most entries without a stat (site-packages hold tens of
+    // thousands of .py files): regular files whose names cannot be wanted are
+    // skipped, real directories are entered with the inode readdir gives.
+    struct Entry {
+      std::string name;
+      unsigned char type;
+      uint64_t ino;
+    };
+    std::vector<Entry> entries;
     while (dirent* e = readdir(d)) {
       std::string_view n(e->d_name);
-      if (n != "." && n != "..") names.emplace_back(n);
+      if (n != "." && n != "..") entries.push_back({std::string(n), e->d_type, static_cast<uint64_t>(e->d_ino)});
     }
     closedir(d);
-    std::sort(names.begin(), names.end());
-    for (const auto& name : names) entry(path_join(path, name), name, depth);
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+    for (const auto& e : entries) {
+      if (e.type == DT_REG && opts_.want && !opts_.want(e.name, true) && !opts_.want(e.name, false)) continue;
+      if (e.type == DT_DIR) {
+        struct stat sub{};
+        sub.st_dev = st.st_dev;
+        sub.st_ino = static_cast<ino_t>(e.ino);
+        dir(path_join(path, e.name), sub, depth + 1);
+        continue;
+      }
+      entry(path_join(path, e.name), e.name, depth);
+    }
   }
 
   void entry(const std::string& path, const std::string& name, int depth) {
