@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target with clang (its own build dir, build-fuzz/) and fuzzes the
-# scanner for a bounded time:  fuzz/run.sh [SECONDS=60]
+# parsers for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the three targets)
 # Seeds: tiny real binaries from nvcc when it is installed, else a hand-made fatbin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +8,7 @@ secs=${1:-60}
 dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
-ninja -C "$dir" fatbin_fuzz >/dev/null
+ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz >/dev/null
 corpus="$dir/fuzz-corpus"
 mkdir -p "$corpus"
 if [ -z "$(ls -A "$corpus")" ]; then
@@ -28,4 +28,14 @@ if [ -z "$(ls -A "$corpus")" ]; then
   printf '\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x01\x40\x00\x00\x00%056d' 0 |
     head -c 80 >"$corpus/min.fatbin"
 fi
-"$dir/fuzz/fatbin_fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
+share=$(( secs / 3 > 0 ? secs / 3 : 1 ))
+"$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
+# explain: seeded with the committed log corpus (copied: libFuzzer adds to its corpus dir).
+logs="$dir/fuzz-logs"
+mkdir -p "$logs"
+cp -n tests/fixtures/logs/*.log "$logs"/ 2>/dev/null || true
+"$dir/fuzz/explain_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$logs"
+cache="$dir/fuzz-ldcache"
+mkdir -p "$cache"
+[ -r /etc/ld.so.cache ] && cp -n /etc/ld.so.cache "$cache/" || true
+"$dir/fuzz/ldcache_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$cache"
