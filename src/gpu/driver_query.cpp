@@ -1,5 +1,7 @@
 #include "gpu/driver_query.hpp"
 
+#include <thread>
+
 #include <cctype>
 #include <climits>
 #include <cstdio>
@@ -208,6 +210,30 @@ std::string normalize_bus_id(std::string_view id) {
   return s;
 }
 
+namespace {
+
+// Folds the driver API's answer into NVML's, GPU by GPU (matched by PCI bus id).
+void merge_cuda(DriverFacts& out, DriverFacts&& cuda) {
+  out.libcuda_loaded = std::move(cuda.libcuda_loaded);
+  out.cuda_driver_version = cuda.cuda_driver_version;
+  out.cu_init_status = cuda.cu_init_status;
+  out.cu_init_error = std::move(cuda.cu_init_error);
+  out.cuda_device_count = cuda.cuda_device_count;
+  for (auto& c : cuda.gpus) {
+    GpuInfo& g = gpu_for_bus(out, c.pci_bus_id);
+    g.cuda_index = c.cuda_index;
+    if (g.cc_major == 0) {
+      g.cc_major = c.cc_major;
+      g.cc_minor = c.cc_minor;
+    }
+    if (c.multiprocessors) g.multiprocessors = c.multiprocessors;
+    if (g.name.empty()) g.name = std::move(c.name);
+    if (g.memory_total_mib == 0) g.memory_total_mib = c.memory_total_mib;
+  }
+}
+
+}  // namespace
+
 DriverFacts query_driver(const QueryProgress& progress) {
   DriverFacts out;
   auto stage = [&](std::string_view s) {
@@ -216,11 +242,16 @@ DriverFacts query_driver(const QueryProgress& progress) {
   auto partial = [&] {
     if (progress.partial) progress.partial(out);
   };
+  // cuInit (about 0.1 s on an H200) runs beside the NVML queries: the two are
+  // independent until their GPUs are matched by bus id, and check waits on both.
+  DriverFacts cuda;
   stage("nvml");
+  std::thread cuda_thread([&] { query_cuda(cuda); });
   query_nvml(out);
   partial();
   stage("cuInit");
-  query_cuda(out);
+  cuda_thread.join();
+  merge_cuda(out, std::move(cuda));
   partial();
   return out;
 }

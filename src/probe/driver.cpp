@@ -1,6 +1,8 @@
 // The driver probe: files first (they work when the driver does not), then NVML and the
 // driver API in a child process with a timeout, so a hung or crashing driver becomes
 // DriverFacts::query_error instead of a hung or crashed tool.
+#include <future>
+
 #include <nlohmann/json.hpp>
 
 #include "probe/driver_probe.hpp"
@@ -66,6 +68,10 @@ void merge_driver_query(DriverFacts& d, DriverFacts q) {
 
 void probe_driver(Facts& facts, const ProbeOptions& opts) {
   DriverFacts& d = facts.driver;
+  // The child (NVML, cuInit) starts first; the files are read while it runs.
+  std::future<ProcessResult> child;
+  if (opts.root.is_host())
+    child = std::async(std::launch::async, [&] { return run_driver_child({self_exe(), "__driver"}, opts.timeout); });
   probe_driver_module(d, opts.root);
   probe_driver_libraries(d, opts.root, opts.env);
   probe_pci_gpus(d, opts.root);
@@ -75,7 +81,9 @@ void probe_driver(Facts& facts, const ProbeOptions& opts) {
     facts.notes.push_back({"driver", "NVML and the driver API were not queried (--root reads files only)"});
     return;
   }
-  merge_driver_query(d, driver_facts_from_child(run_driver_child({self_exe(), "__driver"}, opts.timeout)));
+  auto t0 = std::chrono::steady_clock::now();
+  merge_driver_query(d, driver_facts_from_child(child.get()));
+  facts.probe_seconds["driver_child_wait"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   probe_device_nodes(d, opts.root);  // after cuInit, which creates /dev/nvidia-uvm on first use
   probe_gpu_processes(d, opts.root);
   if (!d.query_error.empty()) facts.notes.push_back({"driver", d.query_error});
