@@ -22,14 +22,15 @@ void emit(const nlohmann::json& line) {
 }  // namespace
 
 int child_driver_main(const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    std::fprintf(stderr, "cuda-doctor __driver takes no arguments\n");
+  bool nvml_first = args.size() == 1 && args[0] == "--nvml-first";
+  if (!args.empty() && !nvml_first) {
+    std::fprintf(stderr, "cuda-doctor __driver takes only --nvml-first\n");
     return exit_code::cannot_run;
   }
   gpu::QueryProgress progress;
   progress.stage = [](std::string_view s) { emit({{"stage", s}}); };
   progress.partial = [](const DriverFacts& d) { emit({{"facts", d}}); };
-  gpu::query_driver(progress);
+  gpu::query_driver(progress, nvml_first);
   return exit_code::ok;
 }
 

@@ -71,6 +71,7 @@ std::vector<std::string> default_paths(const Facts& facts, const Root& root) {
 int run_scan(const GlobalOptions& g, const ScanCli& c) {
   const Kb& kb = Kb::get();
   ProbeOptions popts = probe_options(g);
+  popts.driver_nvml_first = true;  // only the GPUs' compute capability and the driver's CUDA are needed
   ScanReport report;
   Facts facts;  // what the rules see: the targets and the scans
 

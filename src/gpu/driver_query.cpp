@@ -1,5 +1,6 @@
 #include "gpu/driver_query.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include <cctype>
@@ -234,7 +235,7 @@ void merge_cuda(DriverFacts& out, DriverFacts&& cuda) {
 
 }  // namespace
 
-DriverFacts query_driver(const QueryProgress& progress) {
+DriverFacts query_driver(const QueryProgress& progress, bool nvml_first) {
   DriverFacts out;
   auto stage = [&](std::string_view s) {
     if (progress.stage) progress.stage(s);
@@ -246,8 +247,18 @@ DriverFacts query_driver(const QueryProgress& progress) {
   // independent until their GPUs are matched by bus id, and check waits on both.
   DriverFacts cuda;
   stage("nvml");
+  if (nvml_first) {
+    query_nvml(out);
+    bool enough = out.nvml_status == 0 && !out.gpus.empty() && out.nvml_cuda_driver_version > 0 &&
+                  std::all_of(out.gpus.begin(), out.gpus.end(), [](const GpuInfo& g) { return g.cc_major > 0; });
+    if (enough) {
+      out.cuda_driver_version = out.nvml_cuda_driver_version;
+      partial();
+      return out;
+    }
+  }
   std::thread cuda_thread([&] { query_cuda(cuda); });
-  query_nvml(out);
+  if (!nvml_first) query_nvml(out);
   partial();
   stage("cuInit");
   cuda_thread.join();

@@ -19,7 +19,9 @@ struct QueryProgress {
 
 // Fills the query fields of DriverFacts (nvml_*, cuda_driver_version, cu_init_*,
 // libcuda_loaded, cuda_device_count, gpus, processes); the file fields stay empty.
-DriverFacts query_driver(const QueryProgress& progress = {});
+// nvml_first: answer from NVML alone when it knows the GPUs (their compute capability
+// and the driver's CUDA version), skipping cuInit's ~0.1 s; `scan` needs no more.
+DriverFacts query_driver(const QueryProgress& progress = {}, bool nvml_first = false);
 
 // "00000000:3B:00.0" (NVML) / "0000:3b:00.0" (sysfs, CUDA) -> "0000:3b:00.0".
 std::string normalize_bus_id(std::string_view id);

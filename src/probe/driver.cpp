@@ -71,7 +71,11 @@ void probe_driver(Facts& facts, const ProbeOptions& opts) {
   // The child (NVML, cuInit) starts first; the files are read while it runs.
   std::future<ProcessResult> child;
   if (opts.root.is_host())
-    child = std::async(std::launch::async, [&] { return run_driver_child({self_exe(), "__driver"}, opts.timeout); });
+    child = std::async(std::launch::async, [&] {
+      std::vector<std::string> argv = {self_exe(), "__driver"};
+      if (opts.driver_nvml_first) argv.push_back("--nvml-first");
+      return run_driver_child(argv, opts.timeout);
+    });
   probe_driver_module(d, opts.root);
   probe_driver_libraries(d, opts.root, opts.env);
   probe_pci_gpus(d, opts.root);

@@ -16,6 +16,7 @@ struct ProbeOptions {
   std::chrono::milliseconds timeout{10'000};  // per child process (--timeout)
   bool deep = false;                        // --deep: run interpreters
   bool scan_binaries = true;                // scan framework binaries for kernel images
+  bool driver_nvml_first = false;           // scan: GPUs from NVML alone when it answers (no cuInit)
   int verbose = 0;
 
   const std::string* getenv(const std::string& name) const {

@@ -209,3 +209,20 @@ TEST(DriverChild, RootFixturesEndToEnd) {
     EXPECT_EQ(got, want) << root;
   }
 }
+
+// scan's light query: NVML alone answers when it knows the GPUs; cuInit is skipped.
+TEST_F(DriverChildFakeNvml, NvmlFirstSkipsCuInitWhenNvmlKnowsTheGpus) {
+  cd::DriverFacts d = cd::driver_facts_from_child(cd::run_driver_child({CD_BINARY, "__driver", "--nvml-first"}, 10000ms));
+  EXPECT_TRUE(d.query_error.empty()) << d.query_error;
+  ASSERT_EQ(d.gpus.size(), 1u);
+  EXPECT_EQ(d.gpus[0].cc_major, 9);
+  EXPECT_EQ(d.cuda_driver_version, 13000);  // from nvmlSystemGetCudaDriverVersion
+  EXPECT_EQ(d.cu_init_status, -1) << "cuInit must not have been tried";
+  EXPECT_TRUE(d.cu_init_error.empty());
+}
+
+TEST_F(DriverChildFakeNvml, NvmlFirstFallsBackToTheDriverApi) {
+  ScopedEnv e{{"CD_FAKE_NVML_INIT", "18"}};
+  cd::DriverFacts d = cd::driver_facts_from_child(cd::run_driver_child({CD_BINARY, "__driver", "--nvml-first"}, 10000ms));
+  EXPECT_NE(d.cu_init_error.find("/nonexistent/libcuda.so.1"), std::string::npos) << "cuInit path was not tried";
+}
