@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -40,16 +41,25 @@ std::vector<std::string> child_environment(const ProcessOptions& opts) {
   return env;
 }
 
-// Reads both pipes until they close or the deadline passes; returns false on timeout.
-bool pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, ProcessResult& r, Clock::time_point deadline) {
+enum class PumpEnd { closed, exited, timed_out };
+
+// Reads both pipes until they close, the child exits, or the deadline passes. A child
+// that exits while something it started still holds the pipes (a driver helper, a
+// daemon) ends the wait after a short drain: waiting for EOF would wait for them.
+PumpEnd pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, ProcessResult& r, Clock::time_point deadline,
+             int& status) {
   struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   int open_fds = (out_fd >= 0) + (err_fd >= 0);
   if (err_fd < 0) fds[1].fd = -1;
   char buf[65536];
+  std::optional<Clock::time_point> exited_at;
   while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
-    int n = poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    auto now = Clock::now();
+    if (now >= deadline) return PumpEnd::timed_out;
+    if (!exited_at && waitpid(pid, &status, WNOHANG) == pid) exited_at = now;
+    if (exited_at && now - *exited_at > std::chrono::milliseconds(20)) return PumpEnd::exited;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    int n = poll(fds, 2, static_cast<int>(std::min<long long>(left, exited_at ? 5 : 20)));
     if (n < 0 && errno != EINTR) break;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -69,24 +79,23 @@ bool pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, Process
       }
     }
   }
-  (void)pid;
-  return true;
+  return exited_at ? PumpEnd::exited : PumpEnd::closed;
 }
 
 // Waits for the child until the deadline; kills its process group on timeout.
-void reap(pid_t pid, ProcessResult& r, Clock::time_point deadline, bool already_timed_out) {
-  int status = 0;
-  while (!already_timed_out) {
+void reap(pid_t pid, ProcessResult& r, Clock::time_point deadline, PumpEnd end, int status) {
+  bool timed_out = end == PumpEnd::timed_out;
+  while (end == PumpEnd::closed) {
     pid_t w = waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) return;
     if (Clock::now() >= deadline) {
-      already_timed_out = true;
+      timed_out = true;
       break;
     }
-    usleep(2000);
+    usleep(1000);
   }
-  if (already_timed_out) {
+  if (timed_out) {
     r.timed_out = true;
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
@@ -159,10 +168,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   close(exec_pipe[0]);
   r.started = true;
   auto deadline = start + opts.timeout;
-  bool finished = pump(out_pipe[0], opts.merge_stderr ? -1 : err_pipe[0], pid, opts, r, deadline);
+  int status = 0;
+  PumpEnd end = pump(out_pipe[0], opts.merge_stderr ? -1 : err_pipe[0], pid, opts, r, deadline, status);
   close(out_pipe[0]);
   close(err_pipe[0]);
-  reap(pid, r, deadline, !finished);
+  reap(pid, r, deadline, end, status);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
 }
@@ -199,9 +209,10 @@ ProcessResult run_isolated(const std::function<std::string()>& fn, std::chrono::
   ProcessOptions opts;
   opts.timeout = timeout;
   auto deadline = start + timeout;
-  bool finished = pump(out_pipe[0], -1, pid, opts, r, deadline);
+  int status = 0;
+  PumpEnd end = pump(out_pipe[0], -1, pid, opts, r, deadline, status);
   close(out_pipe[0]);
-  reap(pid, r, deadline, !finished);
+  reap(pid, r, deadline, end, status);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
 }
