@@ -2,7 +2,9 @@
 // It asks NVML and the driver API and prints JSON lines: {"stage": …} before each
 // stage and {"facts": …} after it, flushed at once, so a parent that has to kill a
 // hung child still gets what was learned and the stage it hung in.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -13,7 +15,12 @@
 namespace cd {
 namespace {
 
-void emit(const nlohmann::json& line) {
+const auto kStart = std::chrono::steady_clock::now();
+
+// Each line carries the seconds since the child started ("t"), so a slow driver
+// shows which stage took the time.
+void emit(nlohmann::json line) {
+  line["t"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - kStart).count();
   std::string text = line.dump() + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
@@ -31,7 +38,10 @@ int child_driver_main(const std::vector<std::string>& args) {
   progress.stage = [](std::string_view s) { emit({{"stage", s}}); };
   progress.partial = [](const DriverFacts& d) { emit({{"facts", d}}); };
   gpu::query_driver(progress, nvml_first);
-  return exit_code::ok;
+  emit({{"stage", "done"}});
+  // Skip the libraries' exit-time teardown (libcuda/NVML destructors cost tens of
+  // milliseconds and can hang on a sick driver): everything is written and flushed.
+  std::_Exit(exit_code::ok);
 }
 
 }  // namespace cd
