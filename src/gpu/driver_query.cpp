@@ -4,6 +4,8 @@
 #include <thread>
 
 #include <cctype>
+#include <chrono>
+#include <cstdlib>
 #include <climits>
 #include <cstdio>
 #include <vector>
@@ -16,6 +18,17 @@ namespace cd::gpu {
 namespace {
 
 std::string on_off(int state) { return state ? "on" : "off"; }
+
+// CUDA_DOCTOR_TRACE=1: when each driver call returned, on stderr (a slow driver shows where).
+void trace(const char* what) {
+  static const bool on = [] {
+    const char* v = std::getenv("CUDA_DOCTOR_TRACE");
+    return v && *v && *v != '0';
+  }();
+  static const auto start = std::chrono::steady_clock::now();
+  if (on)
+    std::fprintf(stderr, "trace %.4f %s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), what);
+}
 
 std::string compute_mode_name(int mode) {
   switch (mode) {
@@ -85,6 +98,7 @@ GpuInfo query_nvml_gpu(const NvmlApi& nvml, unsigned index, nvmlDevice_t dev) {
   if (nvml.nvmlDeviceGetMigMode && nvml.nvmlDeviceGetMigMode(dev, &current, &pending) == kNvmlSuccess)
     g.mig_mode = current ? "enabled" : "disabled";
   unsigned long long ecc = 0;
+  trace("name/uuid/pci/cc/memory/modes");
   if (nvml.nvmlDeviceGetTotalEccErrors) {
     if (nvml.nvmlDeviceGetTotalEccErrors(dev, kNvmlErrorUncorrected, kNvmlVolatileEcc, &ecc) == kNvmlSuccess)
       g.ecc_uncorrected_volatile = static_cast<int64_t>(ecc);
@@ -98,6 +112,7 @@ GpuInfo query_nvml_gpu(const NvmlApi& nvml, unsigned index, nvmlDevice_t dev) {
     g.remapped_rows_pending = is_pending ? 1 : 0;
     g.remapping_failed = failed ? 1 : 0;
   }
+  trace("ecc/retired/remapped");
   unsigned v = 0;
   if (nvml.nvmlDeviceGetCurrPcieLinkGeneration && nvml.nvmlDeviceGetCurrPcieLinkGeneration(dev, &v) == kNvmlSuccess) g.pcie_gen_current = static_cast<int>(v);
   if (nvml.nvmlDeviceGetMaxPcieLinkGeneration && nvml.nvmlDeviceGetMaxPcieLinkGeneration(dev, &v) == kNvmlSuccess) g.pcie_gen_max = static_cast<int>(v);
@@ -113,7 +128,9 @@ void query_nvml(DriverFacts& out) {
     return;
   }
   out.nvml_library = loaded_path(nvml.handle);
+  trace("nvml loaded");
   nvmlReturn_t r = nvml.nvmlInit();
+  trace("nvmlInit");
   out.nvml_status = r;
   if (r != kNvmlSuccess) {
     out.nvml_error = nvml.error_name(r) + ": " + nvml.error_string(r);
@@ -136,8 +153,11 @@ void query_nvml(DriverFacts& out) {
       out.nvml_error = "GPU " + std::to_string(i) + ": " + nvml.error_name(r) + ": " + nvml.error_string(r);
       continue;
     }
+    trace("nvmlDeviceGetHandleByIndex");
     out.gpus.push_back(query_nvml_gpu(nvml, i, dev));
+    trace("per-GPU queries");
     query_processes(nvml, dev, out.gpus.back().uuid, out);
+    trace("processes");
   }
   if (nvml.nvmlShutdown) nvml.nvmlShutdown();
 }
@@ -183,7 +203,9 @@ void query_cuda(DriverFacts& out) {
   out.libcuda_loaded = loaded_path(cu.handle);
   int version = 0;
   if (cu.cuDriverGetVersion(&version) == kCudaSuccess) out.cuda_driver_version = version;  // works before cuInit
+  trace("libcuda loaded");
   CUresult r = cu.cuInit(0);
+  trace("cuInit");
   out.cu_init_status = r;
   if (r != kCudaSuccess) {
     out.cu_init_error = cu.error_name(r) + ": " + cu.error_string(r);

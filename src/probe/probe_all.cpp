@@ -24,6 +24,8 @@ void timed(Facts& facts, const char* name, Fn&& fn) {
 }  // namespace
 
 Facts probe_all(const ProbeOptions& opts) {
+  // The knowledge base (rules and verdicts need it) parses while the probes run.
+  auto kb_ready = std::async(std::launch::async, [] { Kb::get(); });
   Facts facts;
   facts.collected_at = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
   probe_host(facts, opts);
@@ -54,6 +56,7 @@ Facts probe_all(const ProbeOptions& opts) {
   facts.notes.insert(facts.notes.end(), driver_part.notes.begin(), driver_part.notes.end());
   facts.probe_seconds.insert(driver_part.probe_seconds.begin(), driver_part.probe_seconds.end());
 
+  kb_ready.get();
   // The verdict of every scanned binary on this machine's GPUs (binary/verdict.hpp).
   judge_all(facts.binaries, gpu_targets_of(facts), driver_target_of(facts), arch_rules(Kb::get()));
   return facts;
