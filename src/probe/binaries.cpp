@@ -24,7 +24,10 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
     for (const auto& n : b.notes) facts.notes.push_back({"binaries", n});
     b.notes.clear();
     for (auto& g : b.groups) g.kernels.clear();
-    if (b.containers > 0 || b.dispatch_containers > 0) facts.binaries.push_back(std::move(b));
+    // Only what the loader maps: standalone .ptx/.cubin/.fatbin files in site-packages are
+    // data (often test inputs) that a program loads explicitly, not kernels of the framework.
+    bool loadable = b.format == "shared library" || b.format == "executable";
+    if (loadable && (b.containers > 0 || b.dispatch_containers > 0)) facts.binaries.push_back(std::move(b));
   }
   for (const auto& e : stats.walk_errors) facts.notes.push_back({"binaries", e});
 }

@@ -134,8 +134,16 @@ std::vector<std::string> rebuild_fix(const Facts& facts, const Kb& kb, const Bin
                               "--no-binary {} {}",
                               cc, python_cmd(env), b.package, replace_all(b.package, "_", "-")));
   } else if (b.package.starts_with("nvidia/")) {
-    fix.push_back(fmt::format("{} -m pip install --upgrade --force-reinstall nvidia-{}-cu{}", python_cmd(env),
-                              b.package.substr(7), d.cuda ? d.cuda / 1000 : 13));
+    // The wheel that owns the file (libs probe, from its RECORD); nvidia/cu13 holds several.
+    std::string wheel;
+    for (const auto& c : facts.libs.copies)
+      if ((c.path == b.path || c.realpath == b.path) && !c.package.empty()) wheel = c.package;
+    if (wheel.empty()) {
+      fix.push_back(fmt::format("# find the wheel that ships {}:", path_basename(b.path)));
+      fix.push_back(fmt::format("grep -l '{}' {}/../../*.dist-info/RECORD", path_basename(b.path), path_dirname(b.path)));
+    } else {
+      fix.push_back(fmt::format("{} -m pip install --upgrade --force-reinstall {}", python_cmd(env), wheel));
+    }
   } else {
     fix.push_back(fmt::format("# rebuild {} with SASS for the GPU and PTX as a fallback:", path_basename(b.path)));
     fix.push_back(fmt::format("nvcc -gencode arch=compute_{0},code=sm_{0} -gencode arch=compute_{0},code=compute_{0} …", g.sm));
