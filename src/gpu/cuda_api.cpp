@@ -4,29 +4,14 @@
 
 #include <cstdlib>
 
+#include "gpu/dl.hpp"
+
 #include "kb/cuda_errors.hpp"
 
 namespace cd::gpu {
 
-namespace {
-
-// Resolves `names` in order (versioned first) into `fn`; false when none exists.
-template <class Fn>
-bool resolve(void* handle, Fn& fn, std::initializer_list<const char*> names) {
-  for (const char* name : names) {
-    if (void* sym = dlsym(handle, name)) {
-      fn = reinterpret_cast<Fn>(sym);
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 std::string libcuda_path() {
-  const char* env = std::getenv("CUDA_DOCTOR_LIBCUDA");
-  return env && *env ? env : "libcuda.so.1";
+  return library_path("CUDA_DOCTOR_LIBCUDA", "libcuda.so.1");
 }
 
 CudaApi::~CudaApi() {

@@ -5,29 +5,14 @@
 
 #include <cstdlib>
 
+#include "gpu/dl.hpp"
+
 #include "kb/drivers.hpp"
 
 namespace cd::gpu {
 
-namespace {
-
-// Resolves the first of `names` the library exports into `fn`.
-template <class Fn>
-bool resolve(void* handle, Fn& fn, std::initializer_list<const char*> names) {
-  for (const char* name : names) {
-    if (void* sym = dlsym(handle, name)) {
-      fn = reinterpret_cast<Fn>(sym);
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 std::string libnvml_path() {
-  const char* env = std::getenv("CUDA_DOCTOR_LIBNVML");
-  return env && *env ? env : "libnvidia-ml.so.1";
+  return library_path("CUDA_DOCTOR_LIBNVML", "libnvidia-ml.so.1");
 }
 
 std::string loaded_path(void* handle) {

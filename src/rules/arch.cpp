@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "binary/targets.hpp"
 #include "binary/verdict.hpp"
 #include "kb/arch.hpp"
 #include "kb/drivers.hpp"
@@ -34,23 +35,6 @@ Finding make(const char* id, Severity sev, std::string subject, std::string titl
   f.subject = std::move(subject);
   f.title = std::move(title);
   return f;
-}
-
-std::vector<GpuTarget> gpu_targets(const Facts& facts) {
-  std::vector<GpuTarget> out;
-  std::set<int> seen;
-  for (const auto& g : facts.driver.gpus) {
-    int sm = g.cc_major * 10 + g.cc_minor;
-    if (sm > 0 && seen.insert(sm).second) out.push_back({sm, g.name});
-  }
-  return out;
-}
-
-DriverTarget driver_target(const Facts& facts) {
-  DriverTarget d;
-  d.cuda = facts.driver.cuda_driver_version;
-  d.version = !facts.driver.nvml_driver_version.empty() ? facts.driver.nvml_driver_version : facts.driver.module_version;
-  return d;
 }
 
 std::string gpu_evidence(const GpuTarget& g) {
@@ -345,9 +329,9 @@ void arch_list_findings(const Facts& facts, const Kb& kb, const std::vector<GpuT
 
 Findings arch_rules(const Facts& facts, const Kb& kb) {
   Findings out;
-  std::vector<GpuTarget> gpus = gpu_targets(facts);
+  std::vector<GpuTarget> gpus = gpu_targets_of(facts);
   if (gpus.empty()) return out;  // nothing to judge against (driver.* findings say why)
-  DriverTarget drv = driver_target(facts);
+  DriverTarget drv = driver_target_of(facts);
   binary_findings(facts, kb, gpus, drv, out);
   framework_findings(facts, kb, gpus, drv, out);
   arch_list_findings(facts, kb, gpus, out);
