@@ -8,7 +8,12 @@ secs=${1:-60}
 dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
-ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz >/dev/null
+# Quiet when it builds; the whole log when it does not.
+if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz >"$dir/ninja.log" 2>&1; then
+  cat "$dir/ninja.log" >&2
+  echo "fuzz/run.sh: the fuzz targets did not build" >&2
+  exit 1
+fi
 corpus="$dir/fuzz-corpus"
 mkdir -p "$corpus"
 if [ -z "$(ls -A "$corpus")" ]; then

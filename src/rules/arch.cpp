@@ -175,7 +175,8 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
     }
   for (auto& [key, grp] : groups) {
     const auto& [verdict, sm, subject] = key;
-    const GpuTarget& g = *std::find_if(gpus.begin(), gpus.end(), [&](const GpuTarget& t) { return t.sm == sm; });
+    const int wanted_sm = sm;  // lambdas may not capture structured bindings before C++20 in clang 14
+    const GpuTarget& g = *std::find_if(gpus.begin(), gpus.end(), [&](const GpuTarget& t) { return t.sm == wanted_sm; });
     const BinaryScan& first = *grp.binaries.front();
     std::string what = grp.binaries.size() == 1 ? path_basename(first.path)
                                                 : fmt::format("{} binaries", grp.binaries.size());
