@@ -54,9 +54,7 @@ bool pin_satisfied(const EcosystemPin& pin, const std::string& torch_version) {
 
 namespace cd {
 
-namespace {
-
-std::string norm_name(std::string_view name) {
+std::string normalize_dist_name(std::string_view name) {
   std::string out;
   for (char c : name) {
     if (c == '_' || c == '.' || c == '-') {
@@ -67,6 +65,8 @@ std::string norm_name(std::string_view name) {
   }
   return out;
 }
+
+namespace {
 
 std::string strip(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -119,7 +119,7 @@ Requirement parse_requirement(const std::string& line) {
     body = body.substr(0, semi);
   }
   size_t end = body.find_first_of(" [(<>=!~");
-  r.name = norm_name(body.substr(0, end));
+  r.name = normalize_dist_name(body.substr(0, end));
   std::string rest = end == std::string::npos ? "" : body.substr(end);
   if (auto open = rest.find('['); open != std::string::npos) {
     auto close = rest.find(']', open);

@@ -38,6 +38,9 @@ struct Requirement {
   std::string text;                 // as written
 };
 
+// PEP 503 name normalisation: "Flash_Attn" -> "flash-attn".
+std::string normalize_dist_name(std::string_view name);
+
 Requirement parse_requirement(const std::string& line);
 // Whether `version` satisfies every clause of a PEP 440 specifier (==, !=, >=, <=, >, <, ~=,
 // ==X.*); an empty specifier allows anything. Local tags ("+cu130") are ignored.

@@ -48,17 +48,6 @@ void read_metadata(const std::string& header, PythonPackage& pkg) {
 
 }  // namespace
 
-std::string normalize_dist_name(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    if (c == '_' || c == '.' || c == '-') {
-      if (out.empty() || out.back() != '-') out.push_back('-');
-    } else {
-      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    }
-  }
-  return out;
-}
 
 bool is_relevant_dist(const std::string& n) {
   return relevant_names().count(n) || n.rfind("nvidia-", 0) == 0 || n.rfind("jax-cuda", 0) == 0 ||

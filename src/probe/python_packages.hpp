@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "facts/python.hpp"
+#include "kb/ecosystem.hpp"
 #include "util/root.hpp"
 
 namespace cd {
 
 // "Flash_Attn" -> "flash-attn" (PEP 503).
-std::string normalize_dist_name(std::string_view name);
 // Whether cuda-doctor records this distribution (torch, nvidia-*, jax-cuda*, …).
 bool is_relevant_dist(const std::string& normalized);
 // The CUDA-relevant distributions in one site-packages dir.
