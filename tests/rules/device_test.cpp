@@ -1,6 +1,8 @@
 // device_rules: one test (at least) per device.* id and memory.held_by_dead_process.
 #include <gtest/gtest.h>
 
+#include "rules/finding_helpers.hpp"
+
 #include <optional>
 
 #include "kb/kb.hpp"
@@ -36,18 +38,8 @@ cd::Facts two_gpus() {
 
 cd::Findings run(const cd::Facts& f) { return cd::device_rules(f, cd::Kb::get()); }
 
-// A copy: the findings passed in are often a temporary.
-std::optional<cd::Finding> find(const cd::Findings& all, const std::string& id) {
-  for (const auto& f : all)
-    if (f.id == id) return f;
-  return std::nullopt;
-}
-
-std::string fixes(const cd::Finding& f) {
-  std::string s;
-  for (const auto& l : f.fix) s += l + "\n";
-  return s;
-}
+using cdtest::find;
+using cdtest::fixes;
 
 }  // namespace
 

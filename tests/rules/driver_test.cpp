@@ -1,6 +1,8 @@
 // driver_rules: one test (at least) per driver.* finding id, on facts built in code.
 #include <gtest/gtest.h>
 
+#include "rules/finding_helpers.hpp"
+
 #include <optional>
 
 #include <fstream>
@@ -53,18 +55,8 @@ cd::PythonEnv torch_env(const std::string& version, const std::string& cuda) {
 
 cd::Findings run(const cd::Facts& f) { return cd::driver_rules(f, cd::Kb::get()); }
 
-// A copy: the findings passed in are often a temporary.
-std::optional<cd::Finding> find(const cd::Findings& all, const std::string& id) {
-  for (const auto& f : all)
-    if (f.id == id) return f;
-  return std::nullopt;
-}
-
-std::string fixes(const cd::Finding& f) {
-  std::string s;
-  for (const auto& l : f.fix) s += l + "\n";
-  return s;
-}
+using cdtest::find;
+using cdtest::fixes;
 
 std::string evidence(const cd::Finding& f) {
   std::string s;

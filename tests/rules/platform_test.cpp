@@ -1,6 +1,8 @@
 // platform_rules: container.no_gpu_runtime, container.driver_below_image, wsl.driver_problem.
 #include <gtest/gtest.h>
 
+#include "rules/finding_helpers.hpp"
+
 #include <optional>
 
 #include "kb/kb.hpp"
@@ -24,18 +26,8 @@ cd::Facts gpu_host(const std::string& driver = "580.159.04", int cuda = 13000) {
 
 cd::Findings run(const cd::Facts& f) { return cd::platform_rules(f, cd::Kb::get()); }
 
-// A copy: the findings passed in are often a temporary.
-std::optional<cd::Finding> find(const cd::Findings& all, const std::string& id) {
-  for (const auto& f : all)
-    if (f.id == id) return f;
-  return std::nullopt;
-}
-
-std::string fixes(const cd::Finding& f) {
-  std::string s;
-  for (const auto& l : f.fix) s += l + "\n";
-  return s;
-}
+using cdtest::find;
+using cdtest::fixes;
 
 }  // namespace
 
