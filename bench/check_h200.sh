@@ -14,6 +14,8 @@ py=$(command -v python3)
 "$doctor" snapshot >"$out/facts.json" 2>>"$out/check.err"
 "$doctor" check --deep -v >"$out/check_deep.txt" 2>&1
 bash bench/check_vs_collect_env.sh "$doctor" "$py" >"$out/bench_check.txt" 2>&1
+# Where one check's time goes: the parent's and the __driver child's marks on one clock.
+rm -f "$out/trace.txt"; CUDA_DOCTOR_TRACE="$out/trace.txt" "$doctor" check >/dev/null 2>&1
 
 {
   echo "# libraries torch maps after CUDA init (/proc/self/maps)"

@@ -11,6 +11,7 @@
 #include "cli/options.hpp"
 #include "gpu/driver_query.hpp"
 #include "util/errors.hpp"
+#include "util/trace.hpp"
 
 namespace cd {
 namespace {
@@ -39,6 +40,7 @@ int child_driver_main(const std::vector<std::string>& args) {
   progress.partial = [](const DriverFacts& d) { emit({{"facts", d}}); };
   gpu::query_driver(progress, nvml_first);
   emit({{"stage", "done"}});
+  trace("driver child exits");
   // Skip the libraries' exit-time teardown (libcuda/NVML destructors cost tens of
   // milliseconds and can hang on a sick driver): everything is written and flushed.
   std::_Exit(exit_code::ok);

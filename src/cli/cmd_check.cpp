@@ -1,7 +1,8 @@
 // `check` (the default) and `snapshot`.
 #include <unistd.h>
 
-#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "cli/options.hpp"
@@ -10,6 +11,7 @@
 #include "report/report.hpp"
 #include "rules/rules.hpp"
 #include "util/term.hpp"
+#include "util/trace.hpp"
 
 namespace cd {
 namespace {
@@ -20,26 +22,33 @@ struct CheckOptions {
 };
 
 // Probes with a progress line on stderr when it takes over a second (slow driver,
-// --deep, cold page cache); probes themselves never print.
+// --deep, cold page cache); probes themselves never print. The ticker waits on a
+// condition variable, not a plain sleep: the report must not wait out its last tick.
 Facts probe_with_progress(const ProbeOptions& p) {
-  std::atomic<bool> done{false};
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
   std::thread ticker([&] {
     Progress progress("cuda-doctor: probing driver, toolkits, Python environments, binaries");
-    while (!done.load()) {
-      progress.update(0, 0, "…");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    std::unique_lock lock(mutex);
+    while (!cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return done; })) progress.update(0, 0, "…");
   });
+  auto stop_ticker = [&] {
+    {
+      std::lock_guard lock(mutex);
+      done = true;
+    }
+    cv.notify_one();
+    ticker.join();
+  };
   Facts facts;
   try {
     facts = probe_all(p);
   } catch (...) {
-    done = true;
-    ticker.join();
+    stop_ticker();
     throw;
   }
-  done = true;
-  ticker.join();
+  stop_ticker();
   return facts;
 }
 
@@ -55,6 +64,7 @@ int run_check(const GlobalOptions& g, const CheckOptions& c) {
   Facts facts = probe_for_check(g, c);
   const Kb& kb = Kb::get();
   Findings findings = without_ignored(check_rules(facts, kb), g.ignore);
+  trace("rules");
   if (g.json) {
     print_out(render_json("check", findings, {{"facts", facts}}));
   } else if (g.markdown) {
@@ -65,6 +75,7 @@ int run_check(const GlobalOptions& g, const CheckOptions& c) {
     r.verbose = g.verbose;
     print_out(render_check_text(facts, findings, r));
   }
+  trace("report written");
   return exit_code_for(findings, g);
 }
 

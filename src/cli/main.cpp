@@ -9,6 +9,7 @@
 
 #include "cli/options.hpp"
 #include "util/errors.hpp"
+#include "util/trace.hpp"
 
 #ifndef CD_VERSION
 #define CD_VERSION "0"
@@ -43,6 +44,7 @@ int run_child(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cd::trace(argc > 1 ? argv[1] : "main");
   if (argc > 1 && std::strncmp(argv[1], "__", 2) == 0) return run_child(argc, argv);
 
   CLI::App app{"cuda-doctor: diagnose and fix a machine's CUDA stack (driver, toolkits, GPU architecture, frameworks)",
@@ -75,5 +77,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cuda-doctor: internal error: %s\n", e.what());
     return cd::exit_code::cannot_run;
   }
+  cd::trace("main returns");
   return rc;
 }

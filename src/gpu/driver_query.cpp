@@ -13,22 +13,12 @@
 #include "gpu/cuda_api.hpp"
 #include "gpu/nvml_api.hpp"
 #include "util/strings.hpp"
+#include "util/trace.hpp"
 
 namespace cd::gpu {
 namespace {
 
 std::string on_off(int state) { return state ? "on" : "off"; }
-
-// CUDA_DOCTOR_TRACE=1: when each driver call returned, on stderr (a slow driver shows where).
-void trace(const char* what) {
-  static const bool on = [] {
-    const char* v = std::getenv("CUDA_DOCTOR_TRACE");
-    return v && *v && *v != '0';
-  }();
-  static const auto start = std::chrono::steady_clock::now();
-  if (on)
-    std::fprintf(stderr, "trace %.4f %s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), what);
-}
 
 std::string compute_mode_name(int mode) {
   switch (mode) {

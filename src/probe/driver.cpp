@@ -8,6 +8,7 @@
 #include "probe/driver_probe.hpp"
 #include "probe/probe.hpp"
 #include "util/strings.hpp"
+#include "util/trace.hpp"
 
 namespace cd {
 
@@ -15,6 +16,7 @@ ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono
   ProcessOptions p;
   p.timeout = timeout;
   p.max_output = 4u << 20;
+  p.done_line = R"({"stage":"done")";  // child_driver.cpp's last line: the answer is complete
   return run_process(argv, p);
 }
 
@@ -74,6 +76,7 @@ void probe_driver(Facts& facts, const ProbeOptions& opts) {
     child = std::async(std::launch::async, [&] {
       std::vector<std::string> argv = {self_exe(), "__driver"};
       if (opts.driver_nvml_first) argv.push_back("--nvml-first");
+      trace("driver child spawn");
       return run_driver_child(argv, opts.timeout);
     });
   probe_driver_module(d, opts.root);
@@ -86,10 +89,13 @@ void probe_driver(Facts& facts, const ProbeOptions& opts) {
     return;
   }
   auto t0 = std::chrono::steady_clock::now();
-  merge_driver_query(d, driver_facts_from_child(child.get()));
+  ProcessResult r = child.get();
+  trace("driver child done");
+  merge_driver_query(d, driver_facts_from_child(r));
   facts.probe_seconds["driver_child_wait"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   probe_device_nodes(d, opts.root);  // after cuInit, which creates /dev/nvidia-uvm on first use
   probe_gpu_processes(d, opts.root);
+  trace("device nodes, gpu processes");
   if (!d.query_error.empty()) facts.notes.push_back({"driver", d.query_error});
 }
 

@@ -9,6 +9,7 @@
 #include "kb/arch.hpp"
 #include "kb/kb.hpp"
 #include "probe/probe.hpp"
+#include "util/trace.hpp"
 
 namespace cd {
 namespace {
@@ -18,6 +19,7 @@ template <class Fn>
 void timed(Facts& facts, const char* name, Fn&& fn) {
   auto t0 = std::chrono::steady_clock::now();
   fn();
+  trace(name);
   facts.probe_seconds[name] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -30,6 +32,7 @@ Facts probe_all(const ProbeOptions& opts) {
   facts.collected_at = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
   probe_host(facts, opts);
   probe_env(facts, opts);
+  trace("host/env");
 
   // The driver probe waits on a child process (cuInit, NVML); the file probes run meanwhile.
   Facts driver_part;
@@ -59,6 +62,7 @@ Facts probe_all(const ProbeOptions& opts) {
   kb_ready.get();
   // The verdict of every scanned binary on this machine's GPUs (binary/verdict.hpp).
   judge_all(facts.binaries, gpu_targets_of(facts), driver_target_of(facts), arch_rules(Kb::get()));
+  trace("verdicts");
   return facts;
 }
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -41,9 +42,21 @@ std::vector<std::string> child_environment(const ProcessOptions& opts) {
   return env;
 }
 
-enum class PumpEnd { closed, exited, timed_out };
+enum class PumpEnd { closed, exited, answered, timed_out };
 
-// Reads both pipes until they close, the child exits, or the deadline passes. A child
+// Whether `out` holds a whole line starting with `prefix`; `from` remembers where the
+// next search starts, so a long output is not scanned again and again.
+bool has_done_line(const std::string& out, const std::string& prefix, size_t& from) {
+  while (true) {
+    size_t nl = out.find('\n', from);
+    if (nl == std::string::npos) return false;
+    if (std::string_view(out).substr(from, nl - from).starts_with(prefix)) return true;
+    from = nl + 1;
+  }
+}
+
+// Reads both pipes until they close, the child exits, it prints opts.done_line, or
+// the deadline passes. A child
 // that exits while something it started still holds the pipes (a driver helper, a
 // daemon) ends the wait after a short drain: waiting for EOF would wait for them.
 PumpEnd pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, ProcessResult& r, Clock::time_point deadline,
@@ -53,6 +66,7 @@ PumpEnd pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, Proc
   if (err_fd < 0) fds[1].fd = -1;
   char buf[65536];
   std::optional<Clock::time_point> exited_at;
+  size_t done_from = 0;
   while (open_fds > 0) {
     auto now = Clock::now();
     if (now >= deadline) return PumpEnd::timed_out;
@@ -71,8 +85,13 @@ PumpEnd pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, Proc
       }
       std::string_view chunk(buf, static_cast<size_t>(got));
       if (i == 0) {
+        const size_t before = r.out.size();
         append_tail(r.out, chunk, opts.max_output);
         if (opts.on_stdout) opts.on_stdout(chunk);
+        if (!opts.done_line.empty()) {
+          if (r.out.size() < before + chunk.size()) done_from = 0;  // append_tail dropped the head
+          if (has_done_line(r.out, opts.done_line, done_from)) return PumpEnd::answered;
+        }
       } else {
         append_tail(r.err, chunk, opts.max_output);
         if (opts.on_stderr) opts.on_stderr(chunk);
@@ -84,6 +103,15 @@ PumpEnd pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, Proc
 
 // Waits for the child until the deadline; kills its process group on timeout.
 void reap(pid_t pid, ProcessResult& r, Clock::time_point deadline, PumpEnd end, int status) {
+  if (end == PumpEnd::answered) {
+    r.exit_code = 0;
+    std::thread([pid] {
+      int ignored = 0;
+      while (waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+      }
+    }).detach();
+    return;
+  }
   bool timed_out = end == PumpEnd::timed_out;
   while (end == PumpEnd::closed) {
     pid_t w = waitpid(pid, &status, WNOHANG);

@@ -44,3 +44,23 @@ TEST(Subprocess, IsolatedFunctionResult) {
   EXPECT_EQ(r.out, "from child");
   EXPECT_TRUE(r.ok());
 }
+
+// The driver child says "done" and then spends its exit closing GPU device files; the
+// answer is complete at the done line, so the wait ends there, not at the exit.
+TEST(Subprocess, DoneLineEndsTheWaitBeforeTheChildExits) {
+  cd::ProcessOptions o;
+  o.done_line = R"({"stage":"done")";
+  auto r = cd::run_process({"sh", "-c", R"(echo '{"facts":1}'; printf '{"stage":"done","t":0.2}\n'; sleep 5; exit 3)"}, o);
+  EXPECT_TRUE(r.ok());
+  EXPECT_LT(r.seconds, 2.0);
+  EXPECT_NE(r.out.find(R"({"facts":1})"), std::string::npos);
+}
+
+TEST(Subprocess, DoneLineCountsOnlyAtTheStartOfAWholeLine) {
+  cd::ProcessOptions o;
+  o.done_line = "DONE";
+  // "DONE" inside a line, and a last "DONE" without its newline, are not the answer's end.
+  auto r = cd::run_process({"sh", "-c", "echo 'not DONE'; sleep 0.3; printf DONE; sleep 0.3; exit 4"}, o);
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_GE(r.seconds, 0.5);
+}
