@@ -50,6 +50,8 @@ void driver_layer(Out& o, const Facts& f) {
     o.row(where, fmt::format("{}  {}  cc {}.{}  {}", g.name, g.sm(), g.cc_major, g.cc_minor, mib_to_gib(g.memory_total_mib)));
     std::vector<std::string> bits;
     if (!g.pci_bus_id.empty()) bits.push_back(g.pci_bus_id);
+    if (g.cuda_index >= 0 && g.nvml_index >= 0 && g.cuda_index != g.nvml_index)
+      bits.push_back(fmt::format("nvidia-smi GPU {}", g.nvml_index));
     if (g.pcie_gen_max) bits.push_back(fmt::format("PCIe gen{}/{} x{}/{}", g.pcie_gen_current, g.pcie_gen_max,
                                                    g.pcie_width_current, g.pcie_width_max));
     if (!g.persistence_mode.empty()) bits.push_back("persistence " + g.persistence_mode);

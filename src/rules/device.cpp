@@ -1,7 +1,9 @@
 // GPU-level findings: GPUs hidden from CUDA (CUDA_VISIBLE_DEVICES, cuInit 100), busy or
 // prohibited compute modes, hardware faults (ECC, retired/remapped pages, a driver that
-// hangs or crashes, NVML errors that mean a sick GPU), degraded PCIe links, and memory
-// held by processes that are gone.
+// hangs or crashes, NVML errors that mean a sick GPU), degraded PCIe links, CUDA's GPU
+// numbering differing from nvidia-smi's, and memory held by processes that are gone.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "kb/cuda_errors.hpp"
@@ -232,6 +234,32 @@ void degraded_links(const Facts& f, Findings& out) {
   }
 }
 
+// CUDA numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID; nvidia-smi, NVML
+// and monitoring number them by PCI bus id. On a machine with mixed GPUs cuda:N is then
+// not nvidia-smi's GPU N, and a GPU chosen from nvidia-smi's list is the wrong one.
+void order_differs(const Facts& f, Findings& out) {
+  if (f.getenv("CUDA_VISIBLE_DEVICES")) return;  // CUDA renumbers the chosen GPUs from 0 on purpose
+  std::vector<const GpuInfo*> both;
+  for (const auto& g : f.driver.gpus)
+    if (g.cuda_index >= 0 && g.nvml_index >= 0) both.push_back(&g);
+  bool differ = std::any_of(both.begin(), both.end(), [](const GpuInfo* g) { return g->cuda_index != g->nvml_index; });
+  if (!differ) return;
+  std::sort(both.begin(), both.end(), [](const GpuInfo* a, const GpuInfo* b) { return a->cuda_index < b->cuda_index; });
+  Finding x = finding("device.order_differs", Severity::warning, "GPU numbering",
+                      "CUDA numbers the GPUs differently from nvidia-smi (cuda:N is not nvidia-smi's GPU N)");
+  for (const GpuInfo* g : both)
+    x.evidence.push_back({fmt::format("cuda:{} is nvidia-smi GPU {}: {} at {}", g->cuda_index, g->nvml_index, g->name, g->pci_bus_id),
+                          "cuDeviceGetPCIBusId per CUDA ordinal vs NVML index"});
+  const std::string* order = f.getenv("CUDA_DEVICE_ORDER");
+  x.evidence.push_back({order ? "CUDA_DEVICE_ORDER=" + *order : "CUDA_DEVICE_ORDER unset (CUDA's default: FASTEST_FIRST)", "environment"});
+  x.explanation = "CUDA orders GPUs fastest first by default, while nvidia-smi and NVML order them by PCI bus id. A GPU "
+                  "picked from nvidia-smi (CUDA_VISIBLE_DEVICES=1, torch.device('cuda:1'), a scheduler's index) is then "
+                  "another GPU than the one meant.";
+  x.fix = {"export CUDA_DEVICE_ORDER=PCI_BUS_ID   # CUDA then numbers the GPUs like nvidia-smi",
+           "# set it where jobs start (shell profile, job script, container env) so every process agrees"};
+  out.push_back(std::move(x));
+}
+
 void held_by_dead_process(const Facts& f, Findings& out) {
   bool container = !f.platform.container.empty();
   for (const auto& p : f.driver.processes) {
@@ -263,6 +291,7 @@ Findings device_rules(const Facts& f, const Kb& kb) {
   hardware_faults(f, out);
   driver_failures(f, kb, out);
   degraded_links(f, out);
+  order_differs(f, out);
   held_by_dead_process(f, out);
   return out;
 }

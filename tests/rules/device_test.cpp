@@ -188,3 +188,28 @@ TEST(DeviceRules, OtherCuInitErrorsAreDecoded) {
   ASSERT_TRUE(x.has_value());
   EXPECT_NE(x->explanation.find("CUDA_ERROR_INVALID_DEVICE"), std::string::npos) << x->explanation;
 }
+
+// A mixed machine: CUDA's fastest-first order puts the second PCI slot first.
+TEST(DeviceRules, CudaOrderDiffersFromNvidiaSmi) {
+  cd::Facts f = two_gpus();
+  f.driver.gpus[0].cuda_index = 1;
+  f.driver.gpus[1].cuda_index = 0;
+  f.driver.gpus[1].name = "NVIDIA H200";
+  auto x = find(run(f), "device.order_differs");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->severity, cd::Severity::warning);
+  ASSERT_GE(x->evidence.size(), 3u);
+  EXPECT_EQ(x->evidence[0].fact, "cuda:0 is nvidia-smi GPU 1: NVIDIA H200 at 0000:5e:00.0");
+  EXPECT_NE(x->evidence.back().fact.find("FASTEST_FIRST"), std::string::npos);
+  EXPECT_NE(fixes(*x).find("CUDA_DEVICE_ORDER=PCI_BUS_ID"), std::string::npos);
+
+  f.env["CUDA_VISIBLE_DEVICES"] = "1,0";  // renumbered on purpose: not a finding
+  EXPECT_FALSE(find(run(f), "device.order_differs").has_value());
+}
+
+TEST(DeviceRules, SameOrderOrNoCudaOrderIsQuiet) {
+  cd::Facts f = two_gpus();
+  EXPECT_FALSE(find(run(f), "device.order_differs").has_value());
+  for (auto& g : f.driver.gpus) g.cuda_index = -1;  // cuInit failed: no CUDA order to compare
+  EXPECT_FALSE(find(run(f), "device.order_differs").has_value());
+}
