@@ -54,7 +54,8 @@ struct PythonEnv {
   std::string version_source;  // "pyvenv.cfg", "conda-meta", "pyenv version dir", "lib/python3.12"
   std::string prefix;        // env root
   std::string kind;          // "venv", "conda", "pyenv", "system"
-  std::string found_by;      // "PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "conda env list", ".venv", "pyenv", "/opt" (comma-joined)
+  std::string found_by;      // "PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "conda env list", "conda envs_dirs", ".venv", "pyenv",
+                             // "virtualenvwrapper", "poetry", "pipx", "uv tool", "/opt" (comma-joined)
   bool is_default = false;   // the env `python3` on PATH runs (what a user's `python` gets)
   std::vector<std::string> site_packages;
   std::vector<PythonPackage> packages;  // only the CUDA-relevant ones

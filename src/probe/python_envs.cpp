@@ -185,6 +185,52 @@ struct Finder {
       if (root.is_dir(path_join(base, "conda-meta"))) add(base, "conda env list");
       for (const auto& env : root.glob(path_join(base, "envs"), "*")) add(env, "conda env list");
     }
+    for (const auto& dir : conda_envs_dirs(bases))
+      for (const auto& env : root.glob(dir, "*")) add(env, "conda envs_dirs");
+  }
+
+  // Extra env folders: $CONDA_ENVS_PATH / $CONDA_ENVS_DIRS and `envs_dirs:` in the
+  // condarc files conda reads (user, XDG, system, each install's own).
+  std::vector<std::string> conda_envs_dirs(const std::vector<std::string>& bases) {
+    std::vector<std::string> dirs;
+    for (const char* var : {"CONDA_ENVS_PATH", "CONDA_ENVS_DIRS"})
+      for (const auto& d : split(opts.env_or(var), ':')) dirs.push_back(expand_home(d));
+    std::vector<std::string> rcs = {opts.env_or("CONDARC"), "/etc/conda/.condarc", "/etc/conda/condarc"};
+    if (!home.empty())
+      for (const char* rc : {".condarc", ".conda/.condarc", ".conda/condarc", ".config/conda/.condarc", ".config/conda/condarc"})
+        rcs.push_back(path_join(home, rc));
+    for (const auto& base : bases) rcs.push_back(path_join(base, ".condarc"));
+    for (const auto& rc : rcs)
+      if (!rc.empty())
+        if (auto text = root.read(rc, 256 * 1024))
+          for (const auto& d : condarc_envs_dirs(*text)) dirs.push_back(expand_home(d));
+    return dirs;
+  }
+
+  std::string expand_home(const std::string& dir) const {
+    if (dir == "~" || dir.rfind("~/", 0) == 0) return home.empty() ? std::string() : home + dir.substr(1);
+    return dir;
+  }
+
+  // Environments made by other tools: virtualenvwrapper, poetry, pipx, uv tools.
+  void from_env_managers() {
+    std::string workon = opts.env_or("WORKON_HOME");
+    std::string data = opts.env_or("XDG_DATA_HOME");
+    if (data.empty() && !home.empty()) data = path_join(home, ".local/share");
+    std::string cache = opts.env_or("XDG_CACHE_HOME");
+    if (cache.empty() && !home.empty()) cache = path_join(home, ".cache");
+    std::string pipx = opts.env_or("PIPX_HOME");
+    std::string uv = opts.env_or("UV_TOOL_DIR");
+    const std::pair<std::string, const char*> dirs[] = {
+        {workon.empty() && !home.empty() ? path_join(home, ".virtualenvs") : workon, "virtualenvwrapper"},
+        {cache.empty() ? "" : path_join(cache, "pypoetry/virtualenvs"), "poetry"},
+        {pipx.empty() ? (data.empty() ? "" : path_join(data, "pipx/venvs")) : path_join(pipx, "venvs"), "pipx"},
+        {home.empty() ? "" : path_join(home, ".local/pipx/venvs"), "pipx"},
+        {uv.empty() ? (data.empty() ? "" : path_join(data, "uv/tools")) : uv, "uv tool"},
+    };
+    for (const auto& [dir, by] : dirs)
+      if (!dir.empty())
+        for (const auto& env : root.glob(dir, "*")) add(env, by);
   }
 
   void from_pyenv() {
@@ -232,6 +278,44 @@ std::string follow_wrapper(const Root& root, const std::string& path, const std:
   return path;
 }
 
+namespace {
+
+std::string yaml_scalar(std::string_view v) {
+  if (auto hash = v.find(" #"); hash != std::string_view::npos) v = v.substr(0, hash);
+  v = trim(v);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+  return std::string(v);
+}
+
+}  // namespace
+
+std::vector<std::string> condarc_envs_dirs(std::string_view text) {
+  std::vector<std::string> dirs;
+  bool in_list = false;
+  for (const auto& raw : split(text, '\n')) {
+    std::string_view line = raw;
+    std::string_view t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    bool top_level = line[0] != ' ' && line[0] != '\t' && line[0] != '-';
+    if (top_level) {
+      in_list = false;
+      if (!t.starts_with("envs_dirs:")) continue;
+      std::string_view rest = trim(t.substr(10));
+      if (rest.starts_with("[")) {  // envs_dirs: [/a, ~/b]
+        rest = rest.substr(1, rest.find(']') == std::string_view::npos ? std::string_view::npos : rest.find(']') - 1);
+        for (const auto& item : split(rest, ','))
+          if (auto d = yaml_scalar(item); !d.empty()) dirs.push_back(d);
+      } else {
+        in_list = rest.empty() || rest[0] == '#';
+      }
+      continue;
+    }
+    if (in_list && t.starts_with("-"))
+      if (auto d = yaml_scalar(t.substr(1)); !d.empty()) dirs.push_back(d);
+  }
+  return dirs;
+}
+
 std::vector<EnvLocation> find_python_envs(const ProbeOptions& opts) {
   Finder f{opts, opts.root, opts.env_or("HOME"), {}};
   f.from_path();
@@ -244,6 +328,7 @@ std::vector<EnvLocation> find_python_envs(const ProbeOptions& opts) {
   f.from_conda();
   if (auto pwd = opts.env_or("PWD"); !pwd.empty()) f.add(path_join(pwd, ".venv"), ".venv");
   f.from_pyenv();
+  f.from_env_managers();
   for (const auto& dir : opts.root.glob("/opt", "*"))
     for (const char* venv : {".venv", "venv"}) f.add(path_join(dir, venv), "/opt");
   return std::move(f.envs);

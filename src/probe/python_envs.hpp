@@ -1,7 +1,7 @@
 #pragma once
 // Finding Python environments from the filesystem layout alone (no interpreter is run):
-// PATH's python3 (pyenv shims followed), $VIRTUAL_ENV, $CONDA_PREFIX, conda's env list,
-// ./.venv, pyenv versions, /opt/*/.venv. Shared by the python and toolkit probes
+// PATH's python3 (pyenv shims followed), $VIRTUAL_ENV, $CONDA_PREFIX, conda's env list and
+// envs_dirs, ./.venv, pyenv versions, virtualenvwrapper/poetry/pipx/uv tool envs, /opt/*/.venv. Shared by the python and toolkit probes
 // (pip/conda toolkits live inside environments).
 #include <string>
 #include <vector>
@@ -22,6 +22,10 @@ struct EnvLocation {
 };
 
 std::vector<EnvLocation> find_python_envs(const ProbeOptions& opts);
+
+// The `envs_dirs` list of a condarc (YAML block list or [flow, list]); the rest of
+// the file is not conda's business here, so this is not a YAML parser.
+std::vector<std::string> condarc_envs_dirs(std::string_view text);
 
 // `name` on the in-root PATH string; "" when absent.
 std::string root_which(const Root& root, const std::string& name, const std::string& path_env);

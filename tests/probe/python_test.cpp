@@ -286,3 +286,55 @@ TEST(PythonProbe, NoRecordedArchListForCondaBuiltTorch) {
 
 }  // namespace
 }  // namespace cd
+
+namespace cd {
+namespace {
+
+TEST(PythonProbe, CondarcEnvsDirsBlockAndFlowLists) {
+  EXPECT_EQ(condarc_envs_dirs("channels:\n  - conda-forge\nenvs_dirs:\n  - ~/envs   # mine\n  - \"/data/conda envs\"\n"
+                              "pkgs_dirs:\n  - /data/pkgs\n"),
+            (std::vector<std::string>{"~/envs", "/data/conda envs"}));
+  EXPECT_EQ(condarc_envs_dirs("envs_dirs:\n- /a\n- '/b'\nauto_activate_base: false\n"), (std::vector<std::string>{"/a", "/b"}));
+  EXPECT_EQ(condarc_envs_dirs("envs_dirs: [/x, ~/y]\n"), (std::vector<std::string>{"/x", "~/y"}));
+  EXPECT_TRUE(condarc_envs_dirs("pkgs_dirs:\n  - /data/pkgs\n").empty());
+  EXPECT_TRUE(condarc_envs_dirs("\x01\xff: [\n-").empty());  // garbage is no list, not a crash
+}
+
+void make_env(const std::filesystem::path& prefix) {
+  std::filesystem::create_directories(prefix / "bin");
+  std::filesystem::create_directories(prefix / "lib/python3.12/site-packages");
+  std::ofstream(prefix / "pyvenv.cfg") << "home = /usr/bin\nversion = 3.12.3\n";
+  std::ofstream(prefix / "bin/python3") << "";
+}
+
+// Environments outside the usual places: conda envs_dirs (condarc and $CONDA_ENVS_PATH),
+// pipx and uv tool envs, virtualenvwrapper's $WORKON_HOME, poetry's cache.
+TEST(PythonProbe, FindsCondaEnvsDirsAndToolManagedEnvs) {
+  auto root = std::filesystem::temp_directory_path() / ("cd_envs_root_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "home/u");
+  std::ofstream(root / "home/u/.condarc") << "envs_dirs:\n  - ~/conda-envs\n  - /data/envs\n";
+  make_env(root / "home/u/conda-envs/train");
+  make_env(root / "data/envs/serve");
+  make_env(root / "scratch/envs/exp");
+  make_env(root / "home/u/.local/share/pipx/venvs/nvitop");
+  make_env(root / "home/u/.local/share/uv/tools/vllm");
+  make_env(root / "home/u/wk/old");
+  make_env(root / "home/u/.cache/pypoetry/virtualenvs/proj-AbC123-py3.12");
+  Facts f;
+  probe_pythons(f, options(root.string(), {{"HOME", "/home/u"}, {"CONDA_ENVS_PATH", "/scratch/envs"}, {"WORKON_HOME", "/home/u/wk"}}));
+  std::filesystem::remove_all(root);
+  auto by = [&](const char* prefix) {
+    const PythonEnv* e = env_at(f, prefix);
+    return e ? e->found_by : std::string("(not found)");
+  };
+  EXPECT_EQ(by("/home/u/conda-envs/train"), "conda envs_dirs");
+  EXPECT_EQ(by("/data/envs/serve"), "conda envs_dirs");
+  EXPECT_EQ(by("/scratch/envs/exp"), "conda envs_dirs");
+  EXPECT_EQ(by("/home/u/.local/share/pipx/venvs/nvitop"), "pipx");
+  EXPECT_EQ(by("/home/u/.local/share/uv/tools/vllm"), "uv tool");
+  EXPECT_EQ(by("/home/u/wk/old"), "virtualenvwrapper");
+  EXPECT_EQ(by("/home/u/.cache/pypoetry/virtualenvs/proj-AbC123-py3.12"), "poetry");
+}
+
+}  // namespace
+}  // namespace cd
