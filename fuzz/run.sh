@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target with clang (its own build dir, build-fuzz/) and fuzzes the
-# parsers for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the three targets)
+# parsers for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the four targets)
 # Seeds: tiny real binaries from nvcc when it is installed, else a hand-made fatbin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
 # Quiet when it builds; the whole log when it does not.
-if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz >"$dir/ninja.log" 2>&1; then
+if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz >"$dir/ninja.log" 2>&1; then
   cat "$dir/ninja.log" >&2
   echo "fuzz/run.sh: the fuzz targets did not build" >&2
   exit 1
@@ -33,7 +33,7 @@ if [ -z "$(ls -A "$corpus")" ]; then
   printf '\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x01\x40\x00\x00\x00%056d' 0 |
     head -c 80 >"$corpus/min.fatbin"
 fi
-share=$(( secs / 3 > 0 ? secs / 3 : 1 ))
+share=$(( secs / 4 > 0 ? secs / 4 : 1 ))
 "$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
 # explain: seeded with the committed log corpus (copied: libFuzzer adds to its corpus dir).
 logs="$dir/fuzz-logs"
@@ -44,3 +44,16 @@ cache="$dir/fuzz-ldcache"
 mkdir -p "$cache"
 [ -r /etc/ld.so.cache ] && cp -n /etc/ld.so.cache "$cache/" || true
 "$dir/fuzz/ldcache_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$cache"
+# check's inputs: the first byte picks the parser (check_inputs_fuzz.cpp), so seeds carry it.
+inputs="$dir/fuzz-check-inputs"
+mkdir -p "$inputs"
+if [ -z "$(ls -A "$inputs")" ]; then
+  { printf '\x00'; cat tests/fixtures/h200/facts.json; } >"$inputs/facts"
+  printf '\x81{"stage":"nvml","t":0.01}\n{"facts":{"nvml_status":0,"gpus":[{"name":"NVIDIA H200","cc_major":9}]}}\n{"stage":"done"}\n' >"$inputs/child"
+  printf '\x02NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build\n' >"$inputs/nvrm"
+  printf '\x03Cuda compilation tools, release 13.0, V13.0.88\n' >"$inputs/nvcc"
+  printf '\x04nvidia-cudnn-cu13==9.19.0.56; platform_system == "Linux" and platform_machine == "x86_64"' >"$inputs/req"
+  printf '\x05envs_dirs:\n  - ~/envs\n  - "/data/envs"\n' >"$inputs/condarc"
+  printf '\x0613.0.88' >"$inputs/version"
+fi
+"$dir/fuzz/check_inputs_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$inputs"
