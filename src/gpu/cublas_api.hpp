@@ -67,7 +67,7 @@ struct CublasApi {
   bool load(const std::vector<std::string>& dirs);
 };
 
-// "CUBLAS_STATUS_NOT_INITIALIZED" for the statuses of cublas_api.h.
+// "CUBLAS_STATUS_NOT_INITIALIZED" for the statuses of cublas_api.h (data/library_status.toml).
 std::string cublas_status_name(cublasStatus s);
 
 }  // namespace cd::gpu

@@ -28,7 +28,7 @@ struct NcclApi {
   bool load(const std::vector<std::string>& dirs);
 };
 
-// "ncclUnhandledCudaError" … for the results of nccl.h; finding id it maps to ("" none).
+// "ncclUnhandledCudaError" … and the finding id a result maps to (data/library_status.toml).
 std::string nccl_result_name(ncclResult r);
 std::string nccl_result_finding(ncclResult r);
 // 22803 → "2.28.3" (NCCL_VERSION_CODE: major*10000 + minor*100 + patch since 2.9).
