@@ -23,6 +23,52 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The foreground child SIGTERM/SIGHUP are passed on to (0: none).
+volatile sig_atomic_t g_foreground_child = 0;
+
+void forward_signal(int sig) {
+  if (g_foreground_child > 0) kill(static_cast<pid_t>(g_foreground_child), sig);
+}
+
+// Signal dispositions while a foreground child runs; restored by the destructor.
+class ForegroundSignals {
+ public:
+  ForegroundSignals() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int_);
+    sigaction(SIGQUIT, &ignore, &old_quit_);
+    struct sigaction pass {};
+    pass.sa_handler = forward_signal;
+    sigemptyset(&pass.sa_mask);
+    pass.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &pass, &old_term_);
+    sigaction(SIGHUP, &pass, &old_hup_);
+  }
+  ~ForegroundSignals() {
+    g_foreground_child = 0;
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGQUIT, &old_quit_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGHUP, &old_hup_, nullptr);
+  }
+  ForegroundSignals(const ForegroundSignals&) = delete;
+  ForegroundSignals& operator=(const ForegroundSignals&) = delete;
+
+  // In the child, before exec: the dispositions we had before ignoring (an ignored
+  // SIGINT would otherwise survive exec and make the command deaf to Ctrl-C).
+  void restore_in_child() const {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGQUIT, &old_quit_, nullptr);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_quit_ {}, old_term_ {}, old_hup_ {};
+};
+
 void append_tail(std::string& buf, std::string_view data, size_t max) {
   buf.append(data);
   if (buf.size() > max) buf.erase(0, buf.size() - max);
@@ -162,6 +208,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   for (const auto& e : env) env_c.push_back(const_cast<char*>(e.c_str()));
   env_c.push_back(nullptr);
 
+  std::optional<ForegroundSignals> foreground;
+  if (opts.foreground) foreground.emplace();
   auto start = Clock::now();
   pid_t pid = fork();
   if (pid < 0) {
@@ -169,9 +217,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     return r;
   }
   if (pid == 0) {
-    setpgid(0, 0);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
+    if (foreground) {
+      foreground->restore_in_child();
+    } else {
+      setpgid(0, 0);
+      int devnull = open("/dev/null", O_RDONLY);
+      if (devnull >= 0) dup2(devnull, 0);
+    }
     dup2(out_pipe[1], 1);
     dup2(opts.merge_stderr ? out_pipe[1] : err_pipe[1], 2);
     if (opts.cwd && chdir(opts.cwd->c_str()) != 0) _exit(127);
@@ -195,6 +247,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   }
   close(exec_pipe[0]);
   r.started = true;
+  if (foreground) g_foreground_child = pid;
   auto deadline = start + opts.timeout;
   int status = 0;
   PumpEnd end = pump(out_pipe[0], opts.merge_stderr ? -1 : err_pipe[0], pid, opts, r, deadline, status);

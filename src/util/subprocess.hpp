@@ -25,6 +25,12 @@ struct ProcessOptions {
   // waiting and count it as exit 0. Its exit-time teardown (closing a GPU's device
   // files takes 50-90 ms on an H200) then runs on, reaped in the background.
   std::string done_line;
+  // Run it like a shell runs a foreground job: in our process group with our stdin, so
+  // Ctrl-C reaches it and it can read input. Meanwhile we ignore SIGINT/SIGQUIT (as
+  // system(3) does: the command stops, we go on to report on it) and pass SIGTERM and
+  // SIGHUP on to it. Off: its own process group and /dev/null stdin (a hung child and
+  // all it started can be killed together).
+  bool foreground = false;
 };
 
 struct ProcessResult {

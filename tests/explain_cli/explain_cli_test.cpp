@@ -196,6 +196,27 @@ TEST(ExplainCommand, FindingsExitAndSuccessfulCommands) {
   EXPECT_NE(d.out.find("No known CUDA error signature"), std::string::npos);
 }
 
+// Ctrl-C goes to the terminal's foreground process group, cuda-doctor's: the command
+// must stop, and cuda-doctor must ignore it and still diagnose. The script sends that
+// Ctrl-C to its parent's group (field 5 of /proc/PPID/stat); doctor() starts
+// cuda-doctor in a group of its own, so nothing else receives it.
+TEST(ExplainCommand, CtrlCStopsTheCommandAndTheDiagnosisStillComes) {
+  ProcessResult r = doctor({"explain", "--no-probe", "--", "/bin/sh", "-c",
+                            "echo 'CUDA error: out of memory'; kill -INT -$(cut -d' ' -f5 /proc/$PPID/stat); sleep 5"});
+  EXPECT_EQ(r.signal, 0) << "cuda-doctor itself was interrupted";
+  EXPECT_EQ(r.exit_code, 130);  // 128 + SIGINT, the command's status
+  EXPECT_NE(r.err.find("killed by signal 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("memory.oom"), std::string::npos);
+  EXPECT_LT(r.seconds, 4.0);
+}
+
+TEST(ExplainCommand, TheCommandReadsOurStdin) {
+  ProcessResult r = run_process({"/bin/sh", "-c", "echo typed-answer | " + std::string(CD_BINARY) +
+                                                     " explain --no-probe -- /bin/sh -c 'read x; echo got:$x'"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("got:typed-answer"), std::string::npos) << r.out;
+}
+
 TEST(ExplainCommand, JsonKeepsStdoutPureAndSignalsMap) {
   ProcessResult r = doctor({"explain", "--no-probe", "--json", "--", "/bin/sh", "-c", "echo noise; echo 'CUDA error: out of memory'; kill -9 $$"});
   EXPECT_EQ(r.exit_code, 128 + 9);
