@@ -27,16 +27,6 @@ constexpr const char* kWhy209 =
     "the exact GPU) or PTX it can JIT-compile; otherwise each kernel in it fails with error 209 \"no kernel image is "
     "available for execution on the device\".";
 
-Finding make(const char* id, Severity sev, std::string subject, std::string title) {
-  Finding f;
-  f.id = id;
-  f.severity = sev;
-  f.layer = "arch";
-  f.subject = std::move(subject);
-  f.title = std::move(title);
-  return f;
-}
-
 std::string gpu_evidence(const GpuTarget& g) {
   return fmt::format("GPU {} has compute capability {}", g.name.empty() ? sm_name(g.sm) : g.name, cc_name(g.sm));
 }
@@ -180,7 +170,7 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
     const BinaryScan& first = *grp.binaries.front();
     std::string what = grp.binaries.size() == 1 ? path_basename(first.path)
                                                 : fmt::format("{} binaries", grp.binaries.size());
-    Finding f = make("arch.no_kernel_image", grp.all_fail ? Severity::error : Severity::info, subject, "");
+    Finding f = new_finding("arch.no_kernel_image", grp.all_fail ? Severity::error : Severity::info, subject, "");
     if (verdict == "no_kernel_image") {
       f.title = grp.all_fail ? fmt::format("{}: no kernel image for {} in {}", subject, g.label(), what)
                              : fmt::format("{}: {} {} only single-architecture helper modules, none for {}", subject,
@@ -193,20 +183,21 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
       // Every container JIT-compiled: a slow start worth a warning; a few of many: info.
       bool all_jit = std::all_of(grp.verdicts.begin(), grp.verdicts.end(),
                                  [](const GpuVerdict& v) { return v.containers_jit == v.containers_judged; });
-      f = make("arch.jit_only", all_jit ? Severity::warning : Severity::info, subject,
-               fmt::format("{}: only PTX serves {} in {} (JIT at first launch)", subject, g.label(), what));
+      f = new_finding("arch.jit_only", all_jit ? Severity::warning : Severity::info, subject,
+                      fmt::format("{}: only PTX serves {} in {} (JIT at first launch)", subject, g.label(), what));
       f.explanation = "No SASS matches this GPU, so the driver JIT-compiles the PTX when a module is first loaded: "
                       "slow start (seconds to minutes), cached in ~/.nv/ComputeCache (CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE).";
     } else if (verdict == "ptx_too_new") {
-      f = make("arch.ptx_unsupported", Severity::error, subject,
-               fmt::format("{}: PTX in {} is newer than driver CUDA {} can compile", subject, what,
-                           Version::from_cuda_int(drv.cuda).major_minor()));
+      f = new_finding("arch.ptx_unsupported", Severity::error, subject,
+                      fmt::format("{}: PTX in {} is newer than driver CUDA {} can compile", subject, what,
+                                  Version::from_cuda_int(drv.cuda).major_minor()));
       f.explanation = "The only image for this GPU is PTX of an ISA the driver does not know: loading fails with "
                       "error 222 (CUDA_ERROR_UNSUPPORTED_PTX_VERSION, \"the provided PTX was compiled with an "
                       "unsupported toolchain\").";
     } else if (verdict == "compression_unsupported") {
-      f = make("arch.compression_unsupported", Severity::error, subject,
-               fmt::format("{}: {} holds zstd-compressed kernels driver {} cannot load", subject, what, drv.version));
+      f = new_finding(
+          "arch.compression_unsupported", Severity::error, subject,
+          fmt::format("{}: {} holds zstd-compressed kernels driver {} cannot load", subject, what, drv.version));
       f.explanation = "zstd-compressed fatbin images (nvcc -compress-mode=size/balance, CUDA 12.4+) need driver "
                       "550.54.14 or newer; older drivers fail to load the module.";
     }
@@ -265,8 +256,8 @@ void framework_findings(const Facts& facts, const Kb& kb, const std::vector<GpuT
     for (const auto& g : gpus) {
       if (judge_arch_list(t.arch_list, g.sm, rules) != Verdict::no_kernel_image) continue;
       std::string subject = fmt::format("torch {} in {}", t.version, env.prefix);
-      Finding f = make("arch.unsupported_by_framework", Severity::error, subject,
-                       fmt::format("torch {} was not built for {}", t.version, g.label()));
+      Finding f = new_finding("arch.unsupported_by_framework", Severity::error, subject,
+                              fmt::format("torch {} was not built for {}", t.version, g.label()));
       f.evidence.push_back({gpu_evidence(g), "driver (NVML / cuDeviceGetAttribute)"});
       f.evidence.push_back({fmt::format("torch arch list: {}", join(t.arch_list, " ")), t.arch_list_source});
       f.explanation = fmt::format("torch warns \"{} is not compatible with the current PyTorch installation\" and its "
@@ -315,8 +306,8 @@ void arch_list_findings(const Facts& facts, const Kb& kb, const std::vector<GpuT
     if (judge_arch_list(archs, g.sm, arch_rules(kb)) == Verdict::no_kernel_image) missing.push_back(g.label());
   }
   if (missing.empty()) return;
-  Finding f = make("arch.arch_list_mismatch", Severity::warning, "TORCH_CUDA_ARCH_LIST",
-                   fmt::format("TORCH_CUDA_ARCH_LIST=\"{}\" does not cover {}", *list, join(missing, ", ")));
+  Finding f = new_finding("arch.arch_list_mismatch", Severity::warning, "TORCH_CUDA_ARCH_LIST",
+                          fmt::format("TORCH_CUDA_ARCH_LIST=\"{}\" does not cover {}", *list, join(missing, ", ")));
   f.evidence.push_back({fmt::format("TORCH_CUDA_ARCH_LIST={}", *list), "environment"});
   for (const auto& g : gpus) f.evidence.push_back({gpu_evidence(g), "driver (NVML / cuDeviceGetAttribute)"});
   f.explanation = "PyTorch extensions (torch.utils.cpp_extension, flash-attn, xformers, apex… built from source) compile "

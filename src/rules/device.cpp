@@ -14,16 +14,6 @@
 namespace cd {
 namespace {
 
-Finding finding(const char* id, Severity sev, std::string subject, std::string title, const char* layer = "device") {
-  Finding f;
-  f.id = id;
-  f.severity = sev;
-  f.layer = layer;
-  f.subject = std::move(subject);
-  f.title = std::move(title);
-  return f;
-}
-
 std::string gpu_subject(const GpuInfo& g) {
   return fmt::format("GPU {} {}", g.nvml_index >= 0 ? g.nvml_index : g.cuda_index, g.name);
 }
@@ -72,10 +62,12 @@ void not_visible(const Facts& f, Findings& out) {
     VisibleDevices v = parse_visible(*cvd, d);
     if (v.valid == 0 || !v.first_bad.empty()) {
       bool none = v.valid == 0;
-      Finding x = finding("device.not_visible", none ? Severity::error : Severity::warning, "CUDA_VISIBLE_DEVICES",
-                          none ? fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" hides all {} GPU(s)", *cvd, count)
-                               : fmt::format("CUDA_VISIBLE_DEVICES names \"{}\", which is no GPU here: CUDA ignores it and every id after it",
-                                             v.first_bad));
+      Finding x = new_finding(
+          "device.not_visible", none ? Severity::error : Severity::warning, "CUDA_VISIBLE_DEVICES",
+          none ? fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" hides all {} GPU(s)", *cvd, count)
+               : fmt::format(
+                     "CUDA_VISIBLE_DEVICES names \"{}\", which is no GPU here: CUDA ignores it and every id after it",
+                     v.first_bad));
       x.evidence.push_back({"CUDA_VISIBLE_DEVICES=\"" + *cvd + "\"", "environment"});
       x.evidence.push_back({fmt::format("{} GPU(s): ids {}", count, all_ids), "NVML"});
       if (d.cuda_device_count >= 0) x.evidence.push_back({fmt::format("CUDA sees {} device(s)", d.cuda_device_count), "cuDeviceGetCount"});
@@ -90,7 +82,8 @@ void not_visible(const Facts& f, Findings& out) {
   // NVML sees GPUs (or the module is loaded) but the driver API finds none.
   bool cuda_none = d.cu_init_status == 100 || (d.cu_init_status == 0 && d.cuda_device_count == 0);
   if (!cuda_none || (count == 0 && !d.module_loaded)) return;
-  Finding x = finding("device.not_visible", Severity::error, "CUDA devices", "CUDA finds no GPU although the driver is loaded");
+  Finding x = new_finding("device.not_visible", Severity::error, "CUDA devices",
+                          "CUDA finds no GPU although the driver is loaded");
   if (!d.cu_init_error.empty()) x.evidence.push_back({"cuInit: " + d.cu_init_error, "cuInit"});
   if (count > 0) x.evidence.push_back({fmt::format("NVML lists {} GPU(s)", count), "NVML"});
   x.evidence.push_back({"device nodes: " + (d.device_nodes.empty() ? std::string("none") : join(d.device_nodes, " ")), "/dev"});
@@ -109,16 +102,17 @@ void busy_or_unavailable(const Facts& f, Findings& out) {
     for (const auto& p : f.driver.processes)
       if (p.gpu_uuid == g.uuid && p.alive && !p.zombie) procs.push_back(&p);
     if (g.compute_mode == "prohibited") {
-      Finding x = finding("device.busy_or_unavailable", Severity::error, gpu_subject(g),
-                          "Compute mode is Prohibited: no process may use this GPU");
+      Finding x = new_finding("device.busy_or_unavailable", Severity::error, gpu_subject(g),
+                              "Compute mode is Prohibited: no process may use this GPU");
       x.evidence.push_back({"compute mode prohibited", "nvmlDeviceGetComputeMode"});
       x.explanation = "An administrator set the GPU to refuse CUDA contexts; every program gets error 46 "
                       "(\"CUDA-capable device(s) is/are busy or unavailable\").";
       x.fix = {fmt::format("sudo nvidia-smi -i {} -c DEFAULT", g.nvml_index)};
       out.push_back(std::move(x));
     } else if (g.compute_mode == "exclusive_process" && !procs.empty()) {
-      Finding x = finding("device.busy_or_unavailable", Severity::warning, gpu_subject(g),
-                          fmt::format("GPU is in Exclusive-Process mode and process {} already holds it", procs.front()->pid));
+      Finding x = new_finding(
+          "device.busy_or_unavailable", Severity::warning, gpu_subject(g),
+          fmt::format("GPU is in Exclusive-Process mode and process {} already holds it", procs.front()->pid));
       x.evidence.push_back({"compute mode exclusive_process", "nvmlDeviceGetComputeMode"});
       for (const auto* p : procs)
         x.evidence.push_back({fmt::format("pid {} {} uses {} MiB", p->pid, p->name, p->used_mib), "nvmlDeviceGetComputeRunningProcesses"});
@@ -133,9 +127,11 @@ void busy_or_unavailable(const Facts& f, Findings& out) {
 void hardware_faults(const Facts& f, Findings& out) {
   for (const auto& g : f.driver.gpus) {
     if (g.ecc_uncorrected_volatile > 0 || g.remapping_failed == 1) {
-      Finding x = finding("device.hardware_fault", Severity::error, gpu_subject(g),
-                          g.remapping_failed == 1 ? "Row remapping failed: the GPU memory has a permanent fault"
-                                                  : fmt::format("{} uncorrectable ECC error(s) since the driver loaded", g.ecc_uncorrected_volatile));
+      Finding x = new_finding(
+          "device.hardware_fault", Severity::error, gpu_subject(g),
+          g.remapping_failed == 1
+              ? "Row remapping failed: the GPU memory has a permanent fault"
+              : fmt::format("{} uncorrectable ECC error(s) since the driver loaded", g.ecc_uncorrected_volatile));
       if (g.ecc_uncorrected_volatile > 0)
         x.evidence.push_back({fmt::format("volatile uncorrected ECC errors: {}", g.ecc_uncorrected_volatile), "nvmlDeviceGetTotalEccErrors"});
       if (g.remapping_failed == 1) x.evidence.push_back({"row remapping failure occurred", "nvmlDeviceGetRemappedRows"});
@@ -146,8 +142,8 @@ void hardware_faults(const Facts& f, Findings& out) {
                "# if errors return or remapping failed: drain the node and contact your vendor (RMA)"};
       out.push_back(std::move(x));
     } else if (g.retired_pages_pending == 1 || g.remapped_rows_pending == 1) {
-      Finding x = finding("device.hardware_fault", Severity::warning, gpu_subject(g),
-                          "Memory pages were retired/remapped and the GPU needs a reset to apply it");
+      Finding x = new_finding("device.hardware_fault", Severity::warning, gpu_subject(g),
+                              "Memory pages were retired/remapped and the GPU needs a reset to apply it");
       x.evidence.push_back({g.remapped_rows_pending == 1 ? "row remapping pending" : "page retirement pending",
                             g.remapped_rows_pending == 1 ? "nvmlDeviceGetRemappedRows" : "nvmlDeviceGetRetiredPagesPendingStatus"});
       x.explanation = "The GPU found bad memory cells and scheduled them out; until a reset the bad rows stay in use.";
@@ -161,8 +157,8 @@ void hardware_faults(const Facts& f, Findings& out) {
 void driver_failures(const Facts& f, const Kb& kb, Findings& out) {
   const DriverFacts& d = f.driver;
   if (!d.query_error.empty()) {
-    Finding x = finding("device.hardware_fault", Severity::error, "NVIDIA driver",
-                        "The NVIDIA driver did not answer: " + d.query_error);
+    Finding x = new_finding("device.hardware_fault", Severity::error, "NVIDIA driver",
+                            "The NVIDIA driver did not answer: " + d.query_error);
     x.evidence.push_back({d.query_error, "cuda-doctor __driver (child process)"});
     if (!d.module_version.empty()) x.evidence.push_back({"kernel module " + d.module_version, d.module_version_source});
     x.explanation = "NVML or cuInit hung or crashed in an isolated child; that happens when a GPU has fallen off the bus "
@@ -174,7 +170,7 @@ void driver_failures(const Facts& f, const Kb& kb, Findings& out) {
   if (d.nvml_status > 0 && d.nvml_status != 18) {
     const NvmlErrorInfo* e = find_nvml_error(kb, d.nvml_status);
     if (e && e->finding == "device.hardware_fault") {
-      Finding x = finding("device.hardware_fault", Severity::error, "NVIDIA driver", "NVML: " + e->meaning);
+      Finding x = new_finding("device.hardware_fault", Severity::error, "NVIDIA driver", "NVML: " + e->meaning);
       x.evidence.push_back({"nvmlInit: " + d.nvml_error, "nvmlInit_v2"});
       x.explanation = "NVML could not initialise because of the GPU's state (" + e->name + ").";
       x.fix = {"sudo dmesg | grep -iE 'NVRM|xid'", "sudo reboot"};
@@ -187,8 +183,7 @@ void driver_failures(const Facts& f, const Kb& kb, Findings& out) {
   if (d.cu_init_status > 0 && std::find(std::begin(kHandled), std::end(kHandled), d.cu_init_status) == std::end(kHandled)) {
     const CudaErrorInfo* e = find_cuda_error(kb, d.cu_init_status);
     if (e && !e->finding.empty()) {
-      Finding x = finding(e->finding.c_str(), Severity::error, "CUDA driver", "cuInit fails: " + e->meaning);
-      x.layer = e->finding.substr(0, e->finding.find('.'));
+      Finding x = new_finding(e->finding, Severity::error, "CUDA driver", "cuInit fails: " + e->meaning);
       x.evidence.push_back({"cuInit: " + d.cu_init_error, "cuInit"});
       x.explanation = "cuInit returned " + e->name + ": " + e->meaning + ".";
       x.fix = {"sudo dmesg | grep -iE 'NVRM|xid'", "nvidia-smi"};
@@ -201,7 +196,8 @@ void driver_failures(const Facts& f, const Kb& kb, Findings& out) {
   }
   if (d.cu_init_status == 999 && d.nvml_status == 0) {
     const CudaErrorInfo* e = find_cuda_error(kb, 999);
-    Finding x = finding("device.hardware_fault", Severity::error, "CUDA driver", "cuInit fails with an unknown error while NVML works");
+    Finding x = new_finding("device.hardware_fault", Severity::error, "CUDA driver",
+                            "cuInit fails with an unknown error while NVML works");
     x.evidence.push_back({"cuInit: " + d.cu_init_error, "cuInit"});
     x.explanation = "CUDA_ERROR_UNKNOWN at init usually means nvidia-uvm is not usable or the GPU is in a bad state" +
                     std::string(e ? " (" + e->meaning + ")" : "") + ".";
@@ -219,9 +215,9 @@ void degraded_links(const Facts& f, Findings& out) {
                             [&](const GpuProcess& p) { return p.gpu_uuid == g.uuid && p.alive; });
     bool gen = busy && g.pcie_gen_max > 0 && g.pcie_gen_current > 0 && g.pcie_gen_current < g.pcie_gen_max;
     if (!width && !gen) continue;
-    Finding x = finding("device.degraded_link", Severity::warning, gpu_subject(g),
-                        fmt::format("PCIe link runs at gen{} x{}, below its maximum gen{} x{}", g.pcie_gen_current,
-                                    g.pcie_width_current, g.pcie_gen_max, g.pcie_width_max));
+    Finding x = new_finding("device.degraded_link", Severity::warning, gpu_subject(g),
+                            fmt::format("PCIe link runs at gen{} x{}, below its maximum gen{} x{}", g.pcie_gen_current,
+                                        g.pcie_width_current, g.pcie_gen_max, g.pcie_width_max));
     x.evidence.push_back({fmt::format("PCIe current gen{} x{}, max gen{} x{}{}", g.pcie_gen_current, g.pcie_width_current,
                                       g.pcie_gen_max, g.pcie_width_max, busy ? " (while a process uses the GPU)" : ""),
                           "nvmlDeviceGetCurrPcieLink*/nvmlDeviceGetMaxPcieLink*"});
@@ -245,8 +241,8 @@ void order_differs(const Facts& f, Findings& out) {
   bool differ = std::any_of(both.begin(), both.end(), [](const GpuInfo* g) { return g->cuda_index != g->nvml_index; });
   if (!differ) return;
   std::sort(both.begin(), both.end(), [](const GpuInfo* a, const GpuInfo* b) { return a->cuda_index < b->cuda_index; });
-  Finding x = finding("device.order_differs", Severity::warning, "GPU numbering",
-                      "CUDA numbers the GPUs differently from nvidia-smi (cuda:N is not nvidia-smi's GPU N)");
+  Finding x = new_finding("device.order_differs", Severity::warning, "GPU numbering",
+                          "CUDA numbers the GPUs differently from nvidia-smi (cuda:N is not nvidia-smi's GPU N)");
   for (const GpuInfo* g : both)
     x.evidence.push_back({fmt::format("cuda:{} is nvidia-smi GPU {}: {} at {}", g->cuda_index, g->nvml_index, g->name, g->pci_bus_id),
                           "cuDeviceGetPCIBusId per CUDA ordinal vs NVML index"});
@@ -266,9 +262,10 @@ void held_by_dead_process(const Facts& f, Findings& out) {
     if (p.alive && !p.zombie) continue;
     // In a container NVML may list PIDs of other PID namespaces, which look dead from here.
     Severity sev = (container && !p.zombie) ? Severity::info : Severity::warning;
-    Finding x = finding("memory.held_by_dead_process", sev, fmt::format("pid {}", p.pid),
-                        fmt::format("{} MiB of GPU memory held by pid {}, which is {}", p.used_mib, p.pid,
-                                    p.zombie ? "a zombie" : "gone"), "memory");
+    Finding x = new_finding("memory.held_by_dead_process", sev, fmt::format("pid {}", p.pid),
+                            fmt::format("{} MiB of GPU memory held by pid {}, which is {}", p.used_mib, p.pid,
+                                        p.zombie ? "a zombie" : "gone"),
+                            "memory");
     x.evidence.push_back({fmt::format("pid {} uses {} MiB on {}", p.pid, p.used_mib, p.gpu_uuid), "nvmlDeviceGetComputeRunningProcesses"});
     x.evidence.push_back({p.zombie ? "state Z (zombie)" : "no /proc/" + std::to_string(p.pid), "/proc"});
     x.explanation = p.zombie ? "The process died but its parent has not reaped it, so the driver keeps its GPU memory."

@@ -13,16 +13,6 @@
 namespace cd {
 namespace {
 
-Finding finding(const char* id, Severity sev, std::string subject, std::string title) {
-  Finding f;
-  f.id = id;
-  f.severity = sev;
-  f.layer = "driver";
-  f.subject = std::move(subject);
-  f.title = std::move(title);
-  return f;
-}
-
 bool real_libcuda(const DriverLibrary& l) { return l.kind == "libcuda" && !l.stub && !l.compat; }
 
 bool has_real_libcuda(const DriverFacts& d) {
@@ -78,7 +68,7 @@ void driver_missing(const Facts& f, const Kb& kb, Findings& out) {
   if (unbound_gpu) return;  // driver.gpu_without_driver says it better
   const DriversKb& dk = drivers_kb(kb);
   bool libs = has_real_libcuda(d);
-  Finding x = finding("driver.missing", Severity::error, "NVIDIA driver", "");
+  Finding x = new_finding("driver.missing", Severity::error, "NVIDIA driver", "");
   if (!d.module_loaded && !libs) {
     x.title = "No NVIDIA driver: neither the kernel module nor libcuda is installed";
     x.evidence.push_back({"no /proc/driver/nvidia/version and no /sys/module/nvidia", "/proc, /sys"});
@@ -140,8 +130,8 @@ void driver_missing(const Facts& f, const Kb& kb, Findings& out) {
 void libcuda_unloadable(const Facts& f, Findings& out) {
   const DriverFacts& d = f.driver;
   if (d.nvml_status != 0 || d.cu_init_status != -1 || d.cu_init_error.empty() || !d.query_error.empty()) return;
-  Finding x = finding("driver.missing", Severity::error, "libcuda.so.1",
-                      "NVML works but the CUDA driver library (libcuda.so.1) cannot be loaded");
+  Finding x = new_finding("driver.missing", Severity::error, "libcuda.so.1",
+                          "NVML works but the CUDA driver library (libcuda.so.1) cannot be loaded");
   x.evidence.push_back({"NVML driver " + d.nvml_driver_version, d.nvml_library.empty() ? "NVML" : d.nvml_library});
   x.evidence.push_back({d.cu_init_error, "dlopen libcuda.so.1"});
   if (const std::string* caps = f.getenv("NVIDIA_DRIVER_CAPABILITIES"))
@@ -163,8 +153,8 @@ void nvidia_uvm_missing(const Facts& f, Findings& out) {
   const DriverFacts& d = f.driver;
   if (!d.module_loaded || !has_gpu_node(d) || d.cu_init_status == 0) return;
   if (std::find(d.device_nodes.begin(), d.device_nodes.end(), "/dev/nvidia-uvm") != d.device_nodes.end()) return;
-  Finding x = finding("driver.missing", d.cu_init_status > 0 ? Severity::error : Severity::warning, "/dev/nvidia-uvm",
-                      "The nvidia-uvm device is missing: CUDA cannot initialise without it");
+  Finding x = new_finding("driver.missing", d.cu_init_status > 0 ? Severity::error : Severity::warning,
+                          "/dev/nvidia-uvm", "The nvidia-uvm device is missing: CUDA cannot initialise without it");
   x.evidence.push_back({"device nodes: " + join(d.device_nodes, " "), "/dev"});
   if (d.cu_init_status > 0) x.evidence.push_back({"cuInit: " + d.cu_init_error, "cuInit"});
   if (!f.platform.container.empty()) {
@@ -186,7 +176,7 @@ void gpu_without_driver(const Facts& f, const Kb& kb, Findings& out) {
     if (g.driver == "nvidia") continue;
     bool known = std::any_of(d.gpus.begin(), d.gpus.end(), [&](const GpuInfo& i) { return i.pci_bus_id == g.address; });
     if (known) continue;
-    Finding x = finding("driver.gpu_without_driver", Severity::error, "PCI " + g.address, "");
+    Finding x = new_finding("driver.gpu_without_driver", Severity::error, "PCI " + g.address, "");
     x.evidence.push_back({fmt::format("NVIDIA device {} (class {}) at {}", g.device_id, g.class_id, g.address),
                           "/sys/bus/pci/devices/" + g.address});
     x.evidence.push_back({"bound driver: " + (g.driver.empty() ? std::string("none") : g.driver),
@@ -251,9 +241,10 @@ void library_mismatch(const Facts& f, Findings& out) {
   if (differing.empty() && !nvml_differs && !nvml_says && !cu_says) return;
 
   std::string lib_version = !differing.empty() ? differing.front()->version : d.nvml_driver_version;
-  Finding x = finding("driver.library_mismatch", Severity::error, "NVIDIA driver",
-                      fmt::format("Driver/library version mismatch: kernel module {} vs user-space libraries {}",
-                                  d.module_version.empty() ? "?" : d.module_version, lib_version.empty() ? "?" : lib_version));
+  Finding x = new_finding(
+      "driver.library_mismatch", Severity::error, "NVIDIA driver",
+      fmt::format("Driver/library version mismatch: kernel module {} vs user-space libraries {}",
+                  d.module_version.empty() ? "?" : d.module_version, lib_version.empty() ? "?" : lib_version));
   if (!d.module_version.empty()) x.evidence.push_back({"kernel module " + d.module_version, d.module_version_source});
   for (const auto* l : differing) x.evidence.push_back({l->kind + " " + l->version, l->path});
   if (nvml_differs) x.evidence.push_back({"NVML reports driver " + d.nvml_driver_version, "nvmlSystemGetDriverVersion"});
@@ -319,9 +310,9 @@ void stub_library(const Facts& f, Findings& out) {
     return s.via != "LD_LIBRARY_PATH" ||
            std::find(s.files.begin(), s.files.end(), "libcuda.so.1") != s.files.end();
   });
-  Finding x = finding("driver.stub_library", shadows ? Severity::error : Severity::warning, "libcuda",
-                      shadows ? "A toolkit stub libcuda is loaded instead of the driver's (CUDA_ERROR_STUB_LIBRARY)"
-                              : "A toolkit stubs/ directory is on the library search path");
+  Finding x = new_finding("driver.stub_library", shadows ? Severity::error : Severity::warning, "libcuda",
+                          shadows ? "A toolkit stub libcuda is loaded instead of the driver's (CUDA_ERROR_STUB_LIBRARY)"
+                                  : "A toolkit stubs/ directory is on the library search path");
   if (cu_says) x.evidence.push_back({"cuInit: " + d.cu_init_error + (d.libcuda_loaded.empty() ? "" : " from " + d.libcuda_loaded), "cuInit"});
   for (const auto& s : stubs)
     x.evidence.push_back({s.dir + " (" + join(s.files, ", ") + ")", s.via});
@@ -347,8 +338,8 @@ void forward_compat(const Facts& f, const Kb& kb, Findings& out) {
     if (l.compat && l.kind == "libcuda" && module && !l.version.empty() && Version::parse(l.version).value_or(Version{}) < *module)
       older.push_back(&l);
   if (!err804 && !err803 && older.empty()) return;
-  Finding x = finding("driver.forward_compat_unsupported", (err804 || err803) ? Severity::error : Severity::warning,
-                      "cuda-compat libcuda", "");
+  Finding x = new_finding("driver.forward_compat_unsupported", (err804 || err803) ? Severity::error : Severity::warning,
+                          "cuda-compat libcuda", "");
   if (err804) {
     x.title = "Forward compatibility (cuda-compat) was attempted on a GPU that does not support it (error 804)";
     x.explanation = "A cuda-compat libcuda is on the search path, but forward compatibility works only on data-center "
@@ -378,8 +369,8 @@ void persistence_off(const Facts& f, const Kb& kb, Findings& out) {
   const DriversKb& dk = drivers_kb(kb);
   for (const auto& g : f.driver.gpus) {
     if (g.persistence_mode != "off" || !is_datacenter_gpu(dk, g.name)) continue;
-    Finding x = finding("driver.persistence_off", Severity::info, fmt::format("GPU {} {}", g.nvml_index, g.name),
-                        "Persistence mode is off on a data-center GPU");
+    Finding x = new_finding("driver.persistence_off", Severity::info, fmt::format("GPU {} {}", g.nvml_index, g.name),
+                            "Persistence mode is off on a data-center GPU");
     x.evidence.push_back({"persistence mode off", "nvmlDeviceGetPersistenceMode"});
     x.explanation = "Without persistence the driver tears the GPU down when the last process exits, so every new "
                     "process pays a slow initialisation (seconds on large GPUs).";
@@ -463,9 +454,9 @@ void check_need(const Facts& f, const Kb& kb, const DriverSummary& s, const Need
                 s.cuda_source};
   Evidence need{fmt::format("{} needs CUDA {}", n.subject, n.cuda.major_minor()), n.source};
   if (minor_ok) {
-    Finding x = finding("driver.minor_compat", n.framework ? Severity::warning : Severity::info, n.subject,
-                        fmt::format("{} runs on driver CUDA {} only through minor-version compatibility", n.subject,
-                                    s.cuda.major_minor()));
+    Finding x = new_finding("driver.minor_compat", n.framework ? Severity::warning : Severity::info, n.subject,
+                            fmt::format("{} runs on driver CUDA {} only through minor-version compatibility", n.subject,
+                                        s.cuda.major_minor()));
     x.evidence = {have, need, {fmt::format("CUDA {}.x minor-version compatibility needs driver >= {}", n.cuda.major(),
                                            floor->linux_min.text), floor->source}};
     x.explanation = "It works, with limits: the binaries must contain SASS for the GPU (PTX from the newer toolkit cannot "
@@ -476,9 +467,9 @@ void check_need(const Facts& f, const Kb& kb, const DriverSummary& s, const Need
     out.push_back(std::move(x));
     return;
   }
-  Finding x = finding("driver.too_old", n.framework ? Severity::error : Severity::warning, n.subject,
-                      fmt::format("The driver (CUDA {}) is too old for {} (CUDA {})", s.cuda.major_minor(), n.subject,
-                                  n.cuda.major_minor()));
+  Finding x = new_finding("driver.too_old", n.framework ? Severity::error : Severity::warning, n.subject,
+                          fmt::format("The driver (CUDA {}) is too old for {} (CUDA {})", s.cuda.major_minor(),
+                                      n.subject, n.cuda.major_minor()));
   x.evidence = {have, need};
   if (floor) x.evidence.push_back({fmt::format("CUDA {}.x minor-version compatibility needs driver >= {}", n.cuda.major(),
                                                floor->linux_min.text), floor->source});

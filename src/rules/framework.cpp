@@ -59,12 +59,9 @@ std::string reinstall_torch(const Facts& f, const Kb& kb, const PythonEnv& py) {
 void cpu_build(const Facts& f, const Kb& kb, const PythonEnv& py, Findings& out) {
   if (py.torch.version.empty() || !py.torch.cuda.empty() || !py.torch.hip.empty()) return;
   bool gpu = machine_has_gpu(f);
-  Finding fi;
-  fi.id = "framework.cpu_build";
-  fi.severity = gpu ? Severity::error : Severity::info;
-  fi.layer = "framework";
-  fi.subject = fmt::format("torch {} in {}", py.torch.version, py.prefix);
-  fi.title = fmt::format("torch {} is a CPU-only build", py.torch.version);
+  Finding fi = new_finding("framework.cpu_build", gpu ? Severity::error : Severity::info,
+                           fmt::format("torch {} in {}", py.torch.version, py.prefix),
+                           fmt::format("torch {} is a CPU-only build", py.torch.version));
   fi.evidence = {{"torch.version.cuda = None", py.torch.source}};
   if (gpu) fi.evidence.push_back({"an NVIDIA GPU/driver is present", "driver probe"});
   fi.explanation = gpu ? "This build has no CUDA code: torch.cuda.is_available() is False and .cuda() raises \"Torch not "
@@ -80,12 +77,9 @@ void other_cpu_builds(const Facts& f, const PythonEnv& py, Findings& out) {
   std::string py_cmd = python_cmd(py);
   std::string jax_extra = f.driver.cuda_driver_version >= 13000 ? "cuda13" : "cuda12";
   auto report = [&](const PythonPackage& p, const std::string& why, std::vector<std::string> fix) {
-    Finding fi;
-    fi.id = "framework.cpu_build";
-    fi.severity = Severity::warning;
-    fi.layer = "framework";
-    fi.subject = fmt::format("{} {} in {}", p.name, p.version, py.prefix);
-    fi.title = fmt::format("{} {} is a CPU-only build", p.name, p.version);
+    Finding fi =
+        new_finding("framework.cpu_build", Severity::warning, fmt::format("{} {} in {}", p.name, p.version, py.prefix),
+                    fmt::format("{} {} is a CPU-only build", p.name, p.version));
     fi.evidence = {{why, p.location}};
     fi.explanation = "This variant has no CUDA support, so it runs on the CPU even though an NVIDIA GPU is present.";
     fi.fix = std::move(fix);
@@ -113,12 +107,8 @@ void other_cpu_builds(const Facts& f, const PythonEnv& py, Findings& out) {
 
 void push_pin(const PythonEnv& py, const std::string& subject, Severity sev, std::string title,
               std::vector<Evidence> evidence, std::string explanation, std::vector<std::string> fix, Findings& out) {
-  Finding fi;
-  fi.id = "framework.pins_conflict";
-  fi.severity = sev;
-  fi.layer = "framework";
-  fi.subject = fmt::format("{} in {}", subject, py.prefix);
-  fi.title = std::move(title);
+  Finding fi =
+      new_finding("framework.pins_conflict", sev, fmt::format("{} in {}", subject, py.prefix), std::move(title));
   fi.evidence = std::move(evidence);
   fi.explanation = std::move(explanation);
   fi.fix = std::move(fix);
@@ -276,12 +266,9 @@ void wrong_environment(const Facts& f, Findings& out) {
   for (const auto& py : f.pythons) {
     bool named = contains(py.found_by, "VIRTUAL_ENV") || contains(py.found_by, "CONDA_PREFIX");
     if (!named || &py == def || py.torch.version.empty()) continue;
-    Finding fi;
-    fi.id = "framework.wrong_environment";
-    fi.severity = Severity::warning;
-    fi.layer = "framework";
-    fi.subject = "python3 on PATH";
-    fi.title = fmt::format("the activated environment {} is not the python3 that runs ({})", py.prefix, def->interpreter);
+    Finding fi = new_finding(
+        "framework.wrong_environment", Severity::warning, "python3 on PATH",
+        fmt::format("the activated environment {} is not the python3 that runs ({})", py.prefix, def->interpreter));
     fi.evidence = {{fmt::format("{} points at {} (torch {})", contains(py.found_by, "VIRTUAL_ENV") ? "$VIRTUAL_ENV" : "$CONDA_PREFIX",
                                 py.prefix, py.torch.version),
                     "environment"},
@@ -293,13 +280,9 @@ void wrong_environment(const Facts& f, Findings& out) {
     return;
   }
   if (with_torch.empty()) return;
-  Finding fi;
-  fi.id = "framework.wrong_environment";
-  fi.severity = Severity::warning;
-  fi.layer = "framework";
-  fi.subject = "python3 on PATH";
-  fi.title = fmt::format("python3 on PATH ({}) has no torch; torch is installed in {}", def->interpreter,
-                         with_torch.front()->prefix);
+  Finding fi = new_finding("framework.wrong_environment", Severity::warning, "python3 on PATH",
+                           fmt::format("python3 on PATH ({}) has no torch; torch is installed in {}", def->interpreter,
+                                       with_torch.front()->prefix));
   fi.evidence = {{fmt::format("python3 on PATH → {} ({}), no torch", def->interpreter, def->prefix), "PATH"}};
   for (const PythonEnv* py : with_torch)
     fi.evidence.push_back({fmt::format("torch {} in {}", py->torch.version, py->prefix), py->torch.source});
@@ -311,12 +294,9 @@ void wrong_environment(const Facts& f, Findings& out) {
 
 void import_failed(const PythonEnv& py, Findings& out) {
   if (!py.deep.ran || py.deep.error.empty()) return;
-  Finding fi;
-  fi.id = "framework.import_failed";
-  fi.severity = Severity::error;
-  fi.layer = "framework";
-  fi.subject = fmt::format("torch {} in {}", py.torch.version, py.prefix);
-  fi.title = fmt::format("importing torch in {} fails", py.prefix);
+  Finding fi = new_finding("framework.import_failed", Severity::error,
+                           fmt::format("torch {} in {}", py.torch.version, py.prefix),
+                           fmt::format("importing torch in {} fails", py.prefix));
   fi.evidence = {{py.deep.error, fmt::format("{} -c 'import torch' (--deep)", python_cmd(py))}};
   fi.explanation = "The interpreter could not import or query torch; the last line of the error names the missing "
                    "library or module, which the other findings usually explain.";

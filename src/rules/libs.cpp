@@ -16,16 +16,6 @@
 namespace cd {
 namespace {
 
-Finding finding(const char* id, Severity sev, std::string subject, std::string title) {
-  Finding f;
-  f.id = id;
-  f.severity = sev;
-  f.layer = "libs";
-  f.subject = std::move(subject);
-  f.title = std::move(title);
-  return f;
-}
-
 const char* kEmulation = "ld.so emulation (DT_RPATH/DT_RUNPATH, LD_LIBRARY_PATH, ld.so.cache)";
 
 // Versions equal on the components both name ("9.19.0" == "9.19.0.56"); unknown = equal.
@@ -118,8 +108,9 @@ void duplicate_copies(const Facts& f, Findings& out) {
     for (const auto* c : copies)
       loose |= c->on_ld_library_path || c->origin == "system" || c->origin == "LD_LIBRARY_PATH" ||
                c->origin == "other" || c->origin.rfind("conda:", 0) == 0;
-    Finding x = finding("libs.duplicate_copies", loose ? Severity::warning : Severity::info, fmt::format("{} ({})", name, copies.front()->soname),
-                        fmt::format("{} copies of {} ({})", copies.size(), name, join(versions, ", ")));
+    Finding x = new_finding("libs.duplicate_copies", loose ? Severity::warning : Severity::info,
+                            fmt::format("{} ({})", name, copies.front()->soname),
+                            fmt::format("{} copies of {} ({})", copies.size(), name, join(versions, ", ")));
     for (const auto* c : copies)
       x.evidence.push_back({fmt::format("{} {} at {} [{}{}]", name, shown_version(*c), c->path, c->origin,
                                         c->in_ld_cache ? ", in ld.so.cache" : ""),
@@ -177,9 +168,10 @@ void duplicate_copies(const Facts& f, Findings& out) {
     out.push_back(std::move(x));
   }
   if (!same.empty()) {
-    Finding x = finding("libs.duplicate_copies", Severity::info, "CUDA libraries",
-                        same.size() == 1 ? "1 CUDA library exists in several copies of the same version"
-                                         : fmt::format("{} CUDA libraries exist in several copies of the same version", same.size()));
+    Finding x = new_finding(
+        "libs.duplicate_copies", Severity::info, "CUDA libraries",
+        same.size() == 1 ? "1 CUDA library exists in several copies of the same version"
+                         : fmt::format("{} CUDA libraries exist in several copies of the same version", same.size()));
     for (const auto& s : same) x.evidence.push_back({s, "file names, wheel RECORD, toolkit version.json"});
     x.explanation = "Same-version copies (a toolkit next to pip wheels) are normal: each program loads one of them.";
     out.push_back(std::move(x));
@@ -221,8 +213,8 @@ void cudnn_mismatch(const Facts& f, const Kb& kb, Findings& out) {
     auto e = Version::parse(expected), g = Version::parse(runtime);
     bool major = e && g && e->major() != g->major();
     bool older = e && g && !major && *g < *e;
-    Finding x = finding("libs.cudnn_mismatch", major || older ? Severity::error : Severity::warning, r.consumer,
-                        fmt::format("{} gets cuDNN {} but expects {}", r.consumer, runtime, expected));
+    Finding x = new_finding("libs.cudnn_mismatch", major || older ? Severity::error : Severity::warning, r.consumer,
+                            fmt::format("{} gets cuDNN {} but expects {}", r.consumer, runtime, expected));
     x.evidence.push_back({fmt::format("expects cuDNN {}", expected), expected_src});
     x.evidence.push_back({fmt::format("gets {} ({}) via {}", r.path, runtime, r.detail.empty() ? r.via : r.detail),
                           runtime_src.empty() ? kEmulation : runtime_src});
@@ -245,8 +237,8 @@ void cudnn_mismatch(const Facts& f, const Kb& kb, Findings& out) {
 void not_found(const Facts& f, Findings& out) {
   for (const auto& r : f.libs.resolutions) {
     if (!is_framework(r) || !r.path.empty()) continue;
-    Finding x = finding("libs.not_found", Severity::error, r.consumer,
-                        fmt::format("{}: {} cannot be loaded", r.consumer, r.soname));
+    Finding x = new_finding("libs.not_found", Severity::error, r.consumer,
+                            fmt::format("{}: {} cannot be loaded", r.consumer, r.soname));
     x.evidence.push_back({fmt::format("{} needs {}: {}", r.requested_by, r.soname, r.detail), kEmulation});
     for (const auto& t : r.tried) x.evidence.push_back({"tried " + t, kEmulation});
     x.explanation = r.via == "error"
@@ -275,9 +267,10 @@ void symbol_conflict(const Facts& f, Findings& out) {
     if (r.path.empty() || r.requested_by.empty()) continue;
     if (!r.missing_symbols.empty()) {  // read from the files: the import fails
       const LibraryCopy* got = copy_at(f, r.realpath);
-      Finding x = finding("libs.symbol_conflict", Severity::error, r.consumer,
-                          fmt::format("{} needs symbols that {} ({}) does not define", path_basename(r.requested_by),
-                                      r.path, got ? shown_version(*got) : "version unknown"));
+      Finding x =
+          new_finding("libs.symbol_conflict", Severity::error, r.consumer,
+                      fmt::format("{} needs symbols that {} ({}) does not define", path_basename(r.requested_by),
+                                  r.path, got ? shown_version(*got) : "version unknown"));
       x.evidence.push_back({fmt::format("{} → {} via {}", r.requested_by, r.path, r.detail.empty() ? r.via : r.detail), kEmulation});
       x.evidence.push_back({fmt::format("undefined: {} (version {})", join(r.missing_symbols, ", "), r.soname),
                             ".gnu.version_r / .dynsym of both files"});
@@ -299,9 +292,10 @@ void symbol_conflict(const Facts& f, Findings& out) {
     if (!sibling || !got || sibling->realpath == got->realpath) continue;
     auto sv = Version::parse(sibling->version), gv = Version::parse(got->version);
     if (!sv || !gv || sv->empty() || gv->empty() || !(*gv < *sv)) continue;
-    Finding x = finding("libs.symbol_conflict", Severity::warning, r.consumer,
-                        fmt::format("{} needs {} {} from its own directory but gets {} {}", path_basename(r.requested_by),
-                                    r.soname, sibling->version, got->version, got->origin));
+    Finding x =
+        new_finding("libs.symbol_conflict", Severity::warning, r.consumer,
+                    fmt::format("{} needs {} {} from its own directory but gets {} {}", path_basename(r.requested_by),
+                                r.soname, sibling->version, got->version, got->origin));
     x.evidence.push_back({fmt::format("{} → {} via {}", r.requested_by, r.path, r.detail.empty() ? r.via : r.detail), kEmulation});
     x.evidence.push_back({fmt::format("matching copy {} {} next to it", sibling->path, sibling->version), sibling->version_source});
     x.explanation = "CUDA libraries of one release call each other's newest versioned symbols; an older copy found "
@@ -327,8 +321,9 @@ void loaded_twice(const Facts& f, Findings& out) {
         }
     for (const auto& [name, files] : by_family) {
       if (files.size() < 2) continue;
-      Finding x = finding("libs.duplicate_copies", Severity::error, env.prefix,
-                          fmt::format("{} copies of {} are loaded in one python process ({})", files.size(), name, env.prefix));
+      Finding x = new_finding(
+          "libs.duplicate_copies", Severity::error, env.prefix,
+          fmt::format("{} copies of {} are loaded in one python process ({})", files.size(), name, env.prefix));
       for (const auto& file : files) {
         const LibraryCopy* c = copy_at(f, file);
         x.evidence.push_back({fmt::format("mapped: {} ({})", file, c ? shown_version(*c) : "?"), "--deep: /proc/self/maps"});

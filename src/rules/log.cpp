@@ -52,12 +52,8 @@ std::string where(const LogEvent& e) {
 Finding finding_from(const Ev& ev, const LogJoin& j) {
   const LogEvent& e = *ev.event;
   Values values(e.captures.begin(), e.captures.end());
-  Finding f;
-  f.id = e.id;
-  f.severity = severity_of(ev);
-  f.layer = layer_of(e.id);
-  f.subject = e.frame.empty() ? j.facts.log.source : e.frame;
-  f.title = ev.sig ? fill_template(ev.sig->title, values) : e.signature;
+  Finding f = new_finding(e.id, severity_of(ev), e.frame.empty() ? j.facts.log.source : e.frame,
+                          ev.sig ? fill_template(ev.sig->title, values) : e.signature, layer_of(e.id));
   f.evidence.push_back({fmt::format("{}: {}", where(e), e.text), j.facts.log.source});
   if (ev.sig) {
     f.explanation = fill_template(ev.sig->explanation, values);

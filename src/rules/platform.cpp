@@ -10,14 +10,9 @@
 namespace cd {
 namespace {
 
+// container.* and wsl.* findings belong to the platform layer, not to their id's prefix.
 Finding finding(const char* id, Severity sev, std::string subject, std::string title) {
-  Finding f;
-  f.id = id;
-  f.severity = sev;
-  f.layer = "platform";
-  f.subject = std::move(subject);
-  f.title = std::move(title);
-  return f;
+  return new_finding(id, sev, std::move(subject), std::move(title), "platform");
 }
 
 bool has_gpu_node(const DriverFacts& d) {

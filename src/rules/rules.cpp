@@ -4,6 +4,16 @@
 
 namespace cd {
 
+Finding new_finding(std::string id, Severity severity, std::string subject, std::string title, std::string layer) {
+  Finding f;
+  f.layer = layer.empty() ? id.substr(0, id.find('.')) : std::move(layer);
+  f.id = std::move(id);
+  f.severity = severity;
+  f.subject = std::move(subject);
+  f.title = std::move(title);
+  return f;
+}
+
 Findings check_rules(const Facts& facts, const Kb& kb) {
   Findings all;
   for (auto rule : {driver_rules, device_rules, platform_rules, toolkit_rules, arch_rules, framework_rules, libs_rules}) {

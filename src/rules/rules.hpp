@@ -21,6 +21,10 @@ Findings libs_rules(const Facts&, const Kb&);       // rules/libs.cpp: libs.*
 Findings log_rules(const Facts&, const Kb&);        // rules/log.cpp: explain's LogEvents -> findings
 Findings verify_rules(const Facts&, const Kb&);     // rules/verify.cpp: verify results -> findings
 
+// A finding with its identity filled in; the rule adds evidence, explanation and fix.
+// `layer` defaults to the id's prefix ("driver.too_old" -> "driver").
+Finding new_finding(std::string id, Severity severity, std::string subject, std::string title, std::string layer = {});
+
 // Everything `check` runs (all but log and verify), errors first.
 Findings check_rules(const Facts&, const Kb&);
 

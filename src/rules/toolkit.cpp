@@ -114,13 +114,10 @@ void paths_disagree(const Facts& f, Findings& out) {
   for (const Toolkit* tk : distinct)
     if (tk != target) others.push_back(tk);
 
-  Finding fi;
-  fi.id = "toolkit.paths_disagree";
-  fi.severity = Severity::warning;
-  fi.layer = "toolkit";
-  fi.subject = "CUDA toolkit selection";
-  fi.title = fmt::format("{} different CUDA toolkits are selected by PATH, CUDA_HOME, LD_LIBRARY_PATH and /usr/local/cuda",
-                         distinct.size());
+  Finding fi = new_finding(
+      "toolkit.paths_disagree", Severity::warning, "CUDA toolkit selection",
+      fmt::format("{} different CUDA toolkits are selected by PATH, CUDA_HOME, LD_LIBRARY_PATH and /usr/local/cuda",
+                  distinct.size()));
   for (const auto& p : picks) fi.evidence.push_back({fmt::format("{} selects {}", p.selector, describe(*p.tk)), p.source});
   fi.explanation =
       "A build compiles with one toolkit's nvcc and headers but links or loads another's libraries, which gives "
@@ -132,12 +129,8 @@ void paths_disagree(const Facts& f, Findings& out) {
 void multiple(const Facts& f, Findings& out) {
   const auto& tks = f.toolkit.toolkits;
   if (tks.size() < 2) return;
-  Finding fi;
-  fi.id = "toolkit.multiple";
-  fi.severity = Severity::info;
-  fi.layer = "toolkit";
-  fi.subject = "CUDA toolkits";
-  fi.title = fmt::format("{} CUDA toolkits are installed", tks.size());
+  Finding fi = new_finding("toolkit.multiple", Severity::info, "CUDA toolkits",
+                           fmt::format("{} CUDA toolkits are installed", tks.size()));
   for (const auto& tk : tks)
     fi.evidence.push_back({fmt::format("{}{}", describe(tk),
                                        tk.selected_by.empty() ? ", selected by nothing"
@@ -172,13 +165,10 @@ void host_compiler(const Facts& f, const Kb& kb, Findings& out) {
       limit_source = "kb: " + row->source;
     }
   if (max == 0 || have->major() <= max) return;
-  Finding fi;
-  fi.id = "toolkit.host_compiler_unsupported";
-  fi.severity = Severity::warning;
-  fi.layer = "toolkit";
-  fi.subject = fmt::format("{} {} with nvcc {}", hc->kind, hc->version, tk->version);
-  fi.title = fmt::format("{} {} is newer than CUDA {} supports ({} ≤ {})", hc->kind, hc->version, cuda->major_minor(),
-                         hc->kind, max);
+  Finding fi = new_finding("toolkit.host_compiler_unsupported", Severity::warning,
+                           fmt::format("{} {} with nvcc {}", hc->kind, hc->version, tk->version),
+                           fmt::format("{} {} is newer than CUDA {} supports ({} ≤ {})", hc->kind, hc->version,
+                                       cuda->major_minor(), hc->kind, max));
   fi.evidence = {{fmt::format("host compiler {} {} ({})", hc->path, hc->version, hc->source),
                   hc->kind == "clang" ? hc->path + " -dumpversion" : hc->path + " -dumpfullversion"},
                  {fmt::format("nvcc {} accepts {} up to {}", tk->version, hc->kind, max), limit_source}};
@@ -207,13 +197,10 @@ void version_mismatch(const Facts& f, Findings& out) {
     auto want = Version::parse(py->torch.cuda);
     if (!want || (want->major() == have->major() && want->minor() == have->minor())) continue;
     bool major = want->major() != have->major();
-    Finding fi;
-    fi.id = "toolkit.version_mismatch";
-    fi.severity = major ? Severity::warning : Severity::info;
-    fi.layer = "toolkit";
-    fi.subject = fmt::format("torch {} in {}", py->torch.version, py->prefix);
-    fi.title = fmt::format("nvcc {} differs from the CUDA torch was built with ({})", have->major_minor(),
-                           want->major_minor());
+    Finding fi = new_finding("toolkit.version_mismatch", major ? Severity::warning : Severity::info,
+                             fmt::format("torch {} in {}", py->torch.version, py->prefix),
+                             fmt::format("nvcc {} differs from the CUDA torch was built with ({})", have->major_minor(),
+                                         want->major_minor()));
     fi.evidence = {{fmt::format("build toolkit {} ({})", describe(*tk), join(tk->selected_by, ", ")),
                     tk->version_source.empty() ? tk->root : tk->version_source},
                    {fmt::format("torch.version.cuda = {}", py->torch.cuda), py->torch.source}};
@@ -263,13 +250,9 @@ void nvcc_missing(const Facts& f, Findings& out) {
   std::string cuda = "12.8";
   for (const PythonEnv* py : cuda_torch_envs(f)) cuda = py->torch.cuda;
   auto v = Version::parse(cuda).value_or(*Version::parse("12.8"));
-  Finding fi;
-  fi.id = "toolkit.nvcc_missing";
-  fi.severity = Severity::warning;
-  fi.layer = "toolkit";
-  fi.subject = home_broken ? t.cuda_home_var : "nvcc";
-  fi.title = home_broken ? fmt::format("{} points at {}, which has no nvcc", t.cuda_home_var, t.cuda_home)
-                         : "a CUDA build is expected but no nvcc is installed";
+  Finding fi = new_finding("toolkit.nvcc_missing", Severity::warning, home_broken ? t.cuda_home_var : "nvcc",
+                           home_broken ? fmt::format("{} points at {}, which has no nvcc", t.cuda_home_var, t.cuda_home)
+                                       : "a CUDA build is expected but no nvcc is installed");
   fi.evidence = need;
   fi.explanation =
       "Building CUDA extensions (pip install of flash-attn/apex from source, DeepSpeed ops, torch cpp_extension) needs "

@@ -38,15 +38,13 @@ std::vector<std::string> fixes_for(const std::string& id, const VerifyStep& s) {
 }
 
 Finding from_failed_step(const VerifyStep& s) {
-  Finding f;
-  f.id = !s.finding.empty() ? s.finding
-         : s.layer == "framework" ? "framework.import_failed"
-         : s.layer == "nccl"      ? "nccl.system_error"
-                                  : "device.hardware_fault";
-  f.severity = Severity::error;
-  f.layer = s.layer;
-  f.subject = s.gpu.empty() ? "verify" : s.gpu;
-  f.title = fmt::format("verify step \"{}\" failed{}", s.name, s.code_name.empty() ? "" : " (" + s.code_name + ")");
+  Finding f = new_finding(
+      !s.finding.empty()       ? s.finding
+      : s.layer == "framework" ? "framework.import_failed"
+      : s.layer == "nccl"      ? "nccl.system_error"
+                               : "device.hardware_fault",
+      Severity::error, s.gpu.empty() ? "verify" : s.gpu,
+      fmt::format("verify step \"{}\" failed{}", s.name, s.code_name.empty() ? "" : " (" + s.code_name + ")"), s.layer);
   f.evidence.push_back({s.detail, "cuda-doctor verify: " + s.name});
   f.explanation = s.code_name == "TIMEOUT"
                       ? "The step stopped answering and was killed by the watchdog: a GPU or driver hang."
@@ -57,13 +55,9 @@ Finding from_failed_step(const VerifyStep& s) {
 }
 
 Finding below_expected(const Measurement& m) {
-  Finding f;
-  f.id = "perf.below_expected";
-  f.severity = Severity::warning;
-  f.layer = "perf";
-  f.subject = m.gpu;
-  f.title = fmt::format("{} {:.1f} {} is {:.0f}% of the expected {:.0f} {}", m.name, m.value, m.unit,
-                        100.0 * m.value / m.expected, m.expected, m.unit);
+  Finding f = new_finding("perf.below_expected", Severity::warning, m.gpu,
+                          fmt::format("{} {:.1f} {} is {:.0f}% of the expected {:.0f} {}", m.name, m.value, m.unit,
+                                      100.0 * m.value / m.expected, m.expected, m.unit));
   f.evidence.push_back({fmt::format("measured {:.1f} {} ({})", m.value, m.unit, m.note), "cuda-doctor verify"});
   f.evidence.push_back({fmt::format("expected {:.0f} {}, threshold {:.0f}", m.expected, m.unit, m.threshold),
                         m.expected_source});
@@ -80,13 +74,9 @@ void link_findings(const VerifyFacts& v, Findings& out) {
   for (const VerifyGpu& g : v.gpus) {
     if (g.pcie_gen <= 0 || g.pcie_max_gen <= 0) continue;
     if (g.pcie_gen >= g.pcie_max_gen && g.pcie_width >= g.pcie_max_width) continue;
-    Finding f;
-    f.id = "device.degraded_link";
-    f.severity = Severity::warning;
-    f.layer = "device";
-    f.subject = "GPU " + std::to_string(g.index) + " " + g.name;
-    f.title = fmt::format("PCIe link runs at Gen{} x{}, below its maximum Gen{} x{}", g.pcie_gen, g.pcie_width,
-                          g.pcie_max_gen, g.pcie_max_width);
+    Finding f = new_finding("device.degraded_link", Severity::warning, "GPU " + std::to_string(g.index) + " " + g.name,
+                            fmt::format("PCIe link runs at Gen{} x{}, below its maximum Gen{} x{}", g.pcie_gen,
+                                        g.pcie_width, g.pcie_max_gen, g.pcie_max_width));
     f.evidence.push_back({fmt::format("current Gen{} x{}, max Gen{} x{}", g.pcie_gen, g.pcie_width, g.pcie_max_gen,
                                       g.pcie_max_width),
                           "NVML nvmlDeviceGetCurr/MaxPcieLink*"});
@@ -147,12 +137,9 @@ void nccl_findings(const VerifyFacts& v, Findings& out) {
   for (const std::string& t : n.attempts.front().transports)
     if (t.rfind("SHM", 0) == 0 || t.rfind("NET", 0) == 0) slow.push_back(t);
   if (!peers || slow.empty()) return;
-  Finding f;
-  f.id = "nccl.slow_transport";
-  f.severity = Severity::warning;
-  f.layer = "nccl";
-  f.subject = fmt::format("NCCL {} ({} ranks)", n.version, n.ranks);
-  f.title = "NCCL moves data " + fmt::format("{}", fmt::join(slow, ", ")) + " although the GPUs can reach each other (P2P)";
+  Finding f = new_finding(
+      "nccl.slow_transport", Severity::warning, fmt::format("NCCL {} ({} ranks)", n.version, n.ranks),
+      "NCCL moves data " + fmt::format("{}", fmt::join(slow, ", ")) + " although the GPUs can reach each other (P2P)");
   f.evidence.push_back({fmt::format("transports {}; busbw {:.1f} GB/s", fmt::join(n.attempts.front().transports, ", "),
                                     n.attempts.front().busbw_gbs),
                         "NCCL_DEBUG=INFO"});
