@@ -13,7 +13,9 @@ const std::set<std::string>& relevant_names() {
       "torch", "torchvision", "torchaudio", "pytorch-triton", "triton", "jax", "jaxlib", "cupy", "tensorflow",
       "tensorflow-gpu", "tensorflow-cpu", "paddlepaddle", "paddlepaddle-gpu", "onnxruntime", "onnxruntime-gpu", "vllm",
       "sglang", "sgl-kernel", "flash-attn", "flash-attn-3", "flash-attn-4", "flashinfer-python", "xformers", "deepspeed",
-      "bitsandbytes", "cuda-toolkit", "cuda-bindings", "cuda-python"};
+      "bitsandbytes", "cuda-toolkit", "cuda-bindings", "cuda-python", "numba-cuda", "tensorrt", "torch-tensorrt",
+      "transformer-engine", "apex", "mamba-ssm", "causal-conv1d", "faiss-gpu", "ctranslate2", "llama-cpp-python",
+      "exllamav2", "auto-gptq", "gptqmodel", "flashinfer", "liger-kernel"};
   return names;
 }
 
@@ -49,9 +51,18 @@ void read_metadata(const std::string& header, PythonPackage& pkg) {
 }  // namespace
 
 
+// Also every package named for a CUDA major: RAPIDS (cudf-cu12), tensorrt-cu12, spconv-cu120,
+// mxnet-cu112, faiss-gpu-cu12, transformer-engine-cu12 …
 bool is_relevant_dist(const std::string& n) {
-  return relevant_names().count(n) || n.rfind("nvidia-", 0) == 0 || n.rfind("jax-cuda", 0) == 0 ||
-         n.rfind("cupy-cuda", 0) == 0 || n.rfind("cuda-", 0) == 0;
+  if (relevant_names().count(n) || n.rfind("nvidia-", 0) == 0 || n.rfind("jax-cuda", 0) == 0 ||
+      n.rfind("cupy-cuda", 0) == 0 || n.rfind("cuda-", 0) == 0)
+    return true;
+  for (size_t at = n.find("-cu1"); at != std::string::npos; at = n.find("-cu1", at + 1)) {
+    size_t end = at + 4;
+    while (end < n.size() && std::isdigit(static_cast<unsigned char>(n[end]))) ++end;
+    if (end == n.size() || n[end] == '-') return true;  // "-cu12", "-cu121-…", not "-cuda-x" or "-cu1x"
+  }
+  return false;
 }
 
 std::vector<PythonPackage> scan_site_packages(const Root& root, const std::string& dir) {

@@ -112,6 +112,9 @@ TEST(PythonPackages, NormalisesNamesAndPicksRelevantOnes) {
   EXPECT_TRUE(is_relevant_dist("nvidia-nccl-cu12"));
   EXPECT_TRUE(is_relevant_dist("cupy-cuda12x"));
   EXPECT_FALSE(is_relevant_dist("numpy"));
+  for (const char* n : {"cudf-cu12", "tensorrt-cu12-libs", "spconv-cu120", "mxnet-cu112", "transformer-engine", "numba-cuda"})
+    EXPECT_TRUE(is_relevant_dist(n)) << n;
+  for (const char* n : {"cucumber", "scikit-cuda-lab", "my-cu1x"}) EXPECT_FALSE(is_relevant_dist(n)) << n;
 }
 
 TEST(PythonDeep, ParsesTheScriptOutput) {
