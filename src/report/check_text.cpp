@@ -163,6 +163,17 @@ void framework_layer(Out& o, const Facts& f) {
     o.row(fmt::format("{} without CUDA pkgs", plain.size()), join(plain, ", "));
 }
 
+// -v: where the run's time went, slowest probe first (a slow driver or a cold page
+// cache shows here; CUDA_DOCTOR_TRACE has the full timeline).
+void probe_times(Out& o, const Facts& f) {
+  std::vector<std::pair<std::string, double>> times(f.probe_seconds.begin(), f.probe_seconds.end());
+  if (times.empty()) return;
+  std::sort(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> parts;
+  for (const auto& [probe, seconds] : times) parts.push_back(fmt::format("{} {:.3f} s", probe, seconds));
+  o.row("probe times", join(parts, ", "), "wall time per probe; they run side by side");
+}
+
 }  // namespace
 
 std::string render_check_text(const Facts& facts, const std::vector<Finding>& findings, const ReportOptions& opts) {
@@ -173,8 +184,10 @@ std::string render_check_text(const Facts& facts, const std::vector<Finding>& fi
   toolkit_layer(o, facts);
   arch_layer(o, facts);
   framework_layer(o, facts);
-  if (opts.verbose)
+  if (opts.verbose) {
     for (const auto& n : facts.notes) o.row("note " + n.probe, n.message);
+    probe_times(o, facts);
+  }
   o.heading("Findings");
   std::string body = render_findings_text(findings, opts);
   o.text += body.empty() ? "  " + o.st.paint("✔ no problems found", Color::green) + "\n" : body;

@@ -56,3 +56,13 @@ TEST(FindingsMarkdown, FencesTheFix) {
   EXPECT_NE(md.find("### error `driver.too_old`"), std::string::npos);
   EXPECT_NE(md.find("```sh\n# first\nsudo reboot\n```"), std::string::npos);
 }
+
+TEST(CheckText, VerboseShowsProbeTimesSlowestFirst) {
+  Facts f;
+  f.probe_seconds = {{"toolkits", 0.004}, {"driver", 0.201}, {"binaries", 0.13}};
+  ReportOptions o;
+  EXPECT_EQ(render_check_text(f, {}, o).find("probe times"), std::string::npos);
+  o.verbose = 1;
+  std::string out = render_check_text(f, {}, o);
+  EXPECT_NE(out.find("driver 0.201 s, binaries 0.130 s, toolkits 0.004 s"), std::string::npos) << out;
+}
