@@ -56,4 +56,6 @@ if [ -z "$(ls -A "$inputs")" ]; then
   printf '\x05envs_dirs:\n  - ~/envs\n  - "/data/envs"\n' >"$inputs/condarc"
   printf '\x0613.0.88' >"$inputs/version"
 fi
+# Inputs that once crashed a target stay in the corpus (fuzz/regressions/<target>/).
+cp -n fuzz/regressions/check_inputs/* "$inputs"/ 2>/dev/null || true
 "$dir/fuzz/check_inputs_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$inputs"

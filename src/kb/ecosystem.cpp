@@ -193,7 +193,12 @@ class MarkerEval {
     skip();
     if (i_ < s_.size() && s_[i_] == '(') {
       ++i_;
+      if (++depth_ > kMaxDepth) {  // hostile nesting: stop, and hide nothing
+        i_ = s_.size();
+        return true;
+      }
       bool v = or_expr();
+      --depth_;
       skip();
       if (i_ < s_.size() && s_[i_] == ')') ++i_;
       return v;
@@ -228,7 +233,7 @@ class MarkerEval {
       return "not in";
     }
     if (word("in")) return "in";
-    ++i_;  // unknown: consume a character so parsing always advances
+    if (i_ < s_.size()) ++i_;  // unknown: consume a character so parsing always advances
     return "?";
   }
   // The value of a marker variable; nullopt when unknown.
@@ -256,8 +261,10 @@ class MarkerEval {
     return true;
   }
 
+  static constexpr int kMaxDepth = 32;  // real markers nest two or three deep
   std::string_view s_;
   size_t i_ = 0;
+  int depth_ = 0;
   const std::string& machine_;
   const std::vector<std::string>& extras_;
 };

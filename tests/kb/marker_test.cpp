@@ -26,3 +26,12 @@ TEST(Marker, UnknownVariablesNeverHideARequirement) {
   EXPECT_TRUE(marker_applies("python_version < '3.13' and platform_system == 'Linux'", "x86_64", {}));
   EXPECT_TRUE(marker_applies("", "x86_64", {}));
 }
+
+// Found by check_inputs_fuzz: a marker ending where an operator should be read past the
+// end; deep nesting must not exhaust the stack.
+TEST(Marker, TruncatedAndHostileMarkersAreSafe) {
+  EXPECT_NO_THROW(cd::marker_applies("a", "x86_64", {}));
+  EXPECT_NO_THROW(cd::marker_applies("platform_machine ! ", "x86_64", {}));
+  EXPECT_TRUE(cd::marker_applies(std::string(100000, '('), "x86_64", {}));
+  EXPECT_FALSE(cd::marker_applies("((platform_machine == \"aarch64\"))", "x86_64", {}));
+}
