@@ -34,16 +34,18 @@ if [ -z "$(ls -A "$corpus")" ]; then
     head -c 80 >"$corpus/min.fatbin"
 fi
 share=$(( secs / 4 > 0 ? secs / 4 : 1 ))
-"$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
+# A fixed seed makes a CI failure replayable (CD_FUZZ_SEED=0 lets libFuzzer pick one).
+seed=${CD_FUZZ_SEED:-1}
+"$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
 # explain: seeded with the committed log corpus (copied: libFuzzer adds to its corpus dir).
 logs="$dir/fuzz-logs"
 mkdir -p "$logs"
 cp -n tests/fixtures/logs/*.log "$logs"/ 2>/dev/null || true
-"$dir/fuzz/explain_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$logs"
+"$dir/fuzz/explain_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$logs"
 cache="$dir/fuzz-ldcache"
 mkdir -p "$cache"
 [ -r /etc/ld.so.cache ] && cp -n /etc/ld.so.cache "$cache/" || true
-"$dir/fuzz/ldcache_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$cache"
+"$dir/fuzz/ldcache_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$cache"
 # check's inputs: the first byte picks the parser (check_inputs_fuzz.cpp), so seeds carry it.
 inputs="$dir/fuzz-check-inputs"
 mkdir -p "$inputs"
@@ -58,4 +60,4 @@ if [ -z "$(ls -A "$inputs")" ]; then
 fi
 # Inputs that once crashed a target stay in the corpus (fuzz/regressions/<target>/).
 cp -n fuzz/regressions/check_inputs/* "$inputs"/ 2>/dev/null || true
-"$dir/fuzz/check_inputs_fuzz" -max_total_time="$share" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$inputs"
+"$dir/fuzz/check_inputs_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$inputs"
