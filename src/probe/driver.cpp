@@ -16,7 +16,7 @@ ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono
   ProcessOptions p;
   p.timeout = timeout;
   p.max_output = 4u << 20;
-  p.done_line = R"({"stage":"done")";  // child_driver.cpp's last line: the answer is complete
+  p.done_line = kDriverChildDoneLine;  // the answer is complete; the child's exit is not waited for
   return run_process(argv, p);
 }
 

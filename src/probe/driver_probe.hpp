@@ -39,6 +39,9 @@ std::string library_file_version(const std::string& file_name, const std::string
 // and how its output becomes facts: the last {"facts"} line, plus query_error when the
 // child hung, crashed or failed ("timed out after 10 s in cuInit").
 ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
+// How the child's last line begins (cli/child_driver.cpp prints {"stage":"done","t":…}):
+// the parent stops waiting there instead of at the child's slow exit.
+inline constexpr const char* kDriverChildDoneLine = R"({"stage":"done")";
 DriverFacts driver_facts_from_child(const ProcessResult& result);
 // Copies the query fields of `query` into `d` (file fields stay).
 void merge_driver_query(DriverFacts& d, DriverFacts query);

@@ -127,6 +127,17 @@ TEST_F(DriverChildFakeNvml, NormalAnswer) {
   EXPECT_NE(d.cu_init_error.find("/nonexistent/libcuda.so.1"), std::string::npos) << d.cu_init_error;
 }
 
+// The parent stops reading at the done line; if the child's last line stopped matching
+// (key order, spacing), check would silently wait for the child's slow exit again.
+TEST_F(DriverChildFakeNvml, LastLineIsTheDoneLineTheParentWaitsFor) {
+  cd::ProcessResult r = cd::run_driver_child({CD_BINARY, "__driver"}, 10000ms);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  std::string out = r.out;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  std::string last = out.substr(out.rfind('\n') + 1);
+  EXPECT_EQ(last.rfind(cd::kDriverChildDoneLine, 0), 0u) << last;
+}
+
 TEST_F(DriverChildFakeNvml, VersionMismatchIsDecoded) {
   ScopedEnv e{{"CD_FAKE_NVML_INIT", "18"}};
   cd::DriverFacts d = run();
