@@ -101,10 +101,10 @@ bool has_done_line(const std::string& out, const std::string& prefix, size_t& fr
   }
 }
 
-// Reads both pipes until they close, the child exits, it prints opts.done_line, or
-// the deadline passes. A child
-// that exits while something it started still holds the pipes (a driver helper, a
-// daemon) ends the wait after a short drain: waiting for EOF would wait for them.
+// Reads both pipes until they close, the child exits, it prints opts.done_line, or the
+// deadline passes. A child that exits while something it started still holds the pipes
+// (a driver helper, a daemon) ends the wait after a short drain: waiting for EOF would
+// wait for them.
 PumpEnd pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, ProcessResult& r, Clock::time_point deadline,
              int& status) {
   struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
@@ -136,7 +136,8 @@ PumpEnd pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, Proc
         if (opts.on_stdout) opts.on_stdout(chunk);
         if (!opts.done_line.empty()) {
           if (r.out.size() < before + chunk.size()) done_from = 0;  // append_tail dropped the head
-          if (has_done_line(r.out, opts.done_line, done_from)) return PumpEnd::answered;
+          // Already reaped above: its status is known, and waiting on the pid again could reap a stranger.
+          if (has_done_line(r.out, opts.done_line, done_from)) return exited_at ? PumpEnd::exited : PumpEnd::answered;
         }
       } else {
         append_tail(r.err, chunk, opts.max_output);
