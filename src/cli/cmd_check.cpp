@@ -84,7 +84,7 @@ int run_check(const GlobalOptions& g, const CheckOptions& c) {
 void register_check(CLI::App& app, GlobalOptions& g, int& rc) {
   static CheckOptions opts;
   auto* check = app.add_subcommand("check", "Diagnose the four layers of this machine's CUDA stack (default)");
-  check->add_flag("--deep", opts.deep, "Also run each Python interpreter to confirm what torch sees (child process, timeout)");
+  check->add_flag("--deep", opts.deep, "Also run each Python interpreter to confirm what torch and JAX see (child processes, timeout)");
   check->add_flag("--no-scan", opts.no_scan, "Skip reading kernel images inside framework binaries");
   check->callback([&] { rc = run_check(g, opts); });
 

@@ -48,6 +48,18 @@ struct DeepCheck {
 CD_JSON(DeepCheck, ran, error, torch_version, torch_cuda, cuda_available, device_count, capabilities, arch_list,
         cudnn_version, nccl_version, loaded_libraries, seconds)
 
+// --deep for JAX, in an interpreter run of its own (torch and jax imported into one
+// process can clash over their CUDA libraries: that clash would be ours, not the user's).
+struct DeepJax {
+  bool ran = false;
+  std::string error;    // the import error, or why the CUDA backend did not come up
+  std::string version;  // jax.__version__
+  std::string backend;  // jax.default_backend(): "gpu" or "cpu"
+  std::vector<std::string> devices;  // device_kind of each device ("NVIDIA H200")
+  double seconds = 0;
+};
+CD_JSON(DeepJax, ran, error, version, backend, devices, seconds)
+
 struct PythonEnv {
   std::string interpreter;   // /opt/torch/.venv/bin/python3
   std::string version;       // "3.12.3"
@@ -61,8 +73,9 @@ struct PythonEnv {
   std::vector<PythonPackage> packages;  // only the CUDA-relevant ones
   TorchBuild torch;                     // empty version when torch is absent
   DeepCheck deep;
+  DeepJax deep_jax;                     // --deep, when jax and a jax CUDA plugin are installed
 };
 CD_JSON(PythonEnv, interpreter, version, version_source, prefix, kind, found_by, is_default, site_packages, packages,
-        torch, deep)
+        torch, deep, deep_jax)
 
 }  // namespace cd

@@ -1,5 +1,6 @@
 // Layer 4 probe: every Python environment and the CUDA-relevant packages in it, read
 // from files (works when `import torch` crashes); --deep also runs each interpreter.
+#include <algorithm>
 #include <future>
 #include <set>
 
@@ -53,6 +54,17 @@ PythonEnv read_env(const Root& root, const EnvLocation& loc) {
   return env;
 }
 
+// jax with a CUDA plugin (jax-cuda12-plugin, jax-cuda13-plugin) or an old CUDA jaxlib
+// ("0.4.20+cuda12.cudnn89"): the environments where JAX is meant to use the GPU.
+bool jax_with_cuda(const PythonEnv& env) {
+  auto has = [&](auto pred) { return std::any_of(env.packages.begin(), env.packages.end(), pred); };
+  return has([](const PythonPackage& p) { return p.name == "jax"; }) &&
+         has([](const PythonPackage& p) {
+           return (p.name.rfind("jax-cuda", 0) == 0 && p.name.ends_with("-plugin")) ||
+                  (p.name == "jaxlib" && contains(p.version, "+cuda"));
+         });
+}
+
 }  // namespace
 
 void probe_pythons(Facts& facts, const ProbeOptions& opts) {
@@ -64,14 +76,20 @@ void probe_pythons(Facts& facts, const ProbeOptions& opts) {
   }
   // Imports take seconds each: run the interpreters side by side.
   std::vector<std::future<DeepCheck>> runs;
+  std::vector<std::future<DeepJax>> jax_runs;
   for (const auto& env : facts.pythons) {
     bool has_torch = !env.torch.version.empty();
     runs.push_back(std::async(std::launch::async, [&env, &opts, has_torch] {
       return has_torch && !env.interpreter.empty() ? run_deep_check(env.interpreter, opts.timeout) : DeepCheck{};
     }));
+    bool has_jax_cuda = jax_with_cuda(env);
+    jax_runs.push_back(std::async(std::launch::async, [&env, &opts, has_jax_cuda] {
+      return has_jax_cuda && !env.interpreter.empty() ? run_deep_jax(env.interpreter, opts.timeout) : DeepJax{};
+    }));
   }
   for (size_t i = 0; i < runs.size(); ++i) {
     PythonEnv& env = facts.pythons[i];
+    env.deep_jax = jax_runs[i].get();
     env.deep = runs[i].get();
     if (env.deep.ran && !env.deep.arch_list.empty()) {
       env.torch.arch_list = env.deep.arch_list;

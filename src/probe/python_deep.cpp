@@ -47,6 +47,21 @@ r['loaded_libraries'] = sorted(libs)
 sys.stdout.write('\nCUDA_DOCTOR_DEEP:' + json.dumps(r) + '\n')
 )PY";
 
+// JAX logs why its CUDA backend failed and then falls back to the CPU; those lines are
+// the evidence, so the script keeps stderr and reports the backend it got.
+constexpr const char* kJaxScript = R"PY(
+import json, sys, traceback
+r = {}
+try:
+    import jax
+    r['version'] = jax.__version__
+    r['backend'] = jax.default_backend()
+    r['devices'] = [getattr(d, 'device_kind', str(d)) for d in jax.devices()]
+except BaseException as e:
+    r['error'] = traceback.format_exception_only(type(e), e)[-1].strip()
+sys.stdout.write('\nCUDA_DOCTOR_DEEP:' + json.dumps(r) + '\n')
+)PY";
+
 std::string last_line(const std::string& text) {
   auto lines = split(text, '\n');
   for (auto it = lines.rbegin(); it != lines.rend(); ++it)
@@ -84,6 +99,51 @@ DeepCheck parse_deep_output(const std::string& out, const std::string& err) {
   // A failed step (e.g. cuDNN query) is reported when nothing worse happened.
   if (d.error.empty() && j.contains("step_errors") && j["step_errors"].is_array() && !j["step_errors"].empty())
     d.error = j["step_errors"][0].get<std::string>();
+  return d;
+}
+
+DeepJax parse_deep_jax_output(const std::string& out, const std::string& err) {
+  DeepJax d;
+  d.ran = true;
+  nlohmann::json j;
+  if (auto at = out.rfind(kMarker); at != std::string::npos) {
+    std::string line = out.substr(at + std::string(kMarker).size());
+    j = nlohmann::json::parse(line.substr(0, line.find('\n')), nullptr, false);
+  }
+  if (!j.is_object()) {
+    d.error = last_line(err).empty() ? "no result from the interpreter" : last_line(err);
+    return d;
+  }
+  d.error = j.value("error", "");
+  d.version = j.value("version", "");
+  d.backend = j.value("backend", "");
+  d.devices = j.value("devices", std::vector<std::string>{});
+  if (d.error.empty() && d.backend == "cpu") {
+    // The reason is in JAX's own log lines ("Unable to initialize backend 'cuda': …").
+    for (const auto& line : split(err, '\n'))
+      if (contains(line, "Unable to initialize backend") || contains(line, "Falling back to cpu") ||
+          contains(line, "CUDA backend failed")) {
+        d.error = std::string(trim(line));
+        break;
+      }
+  }
+  return d;
+}
+
+DeepJax run_deep_jax(const std::string& interpreter, std::chrono::milliseconds timeout) {
+  ProcessOptions po;
+  po.timeout = timeout;
+  po.max_output = 1u << 20;
+  ProcessResult r = run_process({interpreter, "-c", kJaxScript}, po);
+  DeepJax d;
+  if (!r.started || r.timed_out || r.signal) {
+    d.ran = true;
+    d.error = fmt::format("{} {}", interpreter, r.describe());
+    if (auto l = last_line(r.err); !l.empty()) d.error += ": " + l;
+  } else {
+    d = parse_deep_jax_output(r.out, r.err);
+  }
+  d.seconds = r.seconds;
   return d;
 }
 

@@ -305,6 +305,31 @@ void import_failed(const PythonEnv& py, Findings& out) {
   out.push_back(std::move(fi));
 }
 
+// --deep ran JAX (it has a CUDA plugin): an import error, or a CPU backend on a machine
+// with a GPU (the plugin failed to load and JAX fell back silently, apart from a log line).
+void jax_failed(const Facts& f, const PythonEnv& py, Findings& out) {
+  const DeepJax& j = py.deep_jax;
+  bool cpu_fallback = j.error.empty() && j.backend == "cpu" && machine_has_gpu(f);
+  if (!j.ran || (j.error.empty() && !cpu_fallback)) return;
+  std::string subject = fmt::format("jax {} in {}", j.version.empty() ? "?" : j.version, py.prefix);
+  Finding fi = new_finding("framework.import_failed", Severity::error, subject,
+                           !j.backend.empty() ? fmt::format("JAX in {} runs on the CPU: its CUDA plugin did not load", py.prefix)
+                                              : fmt::format("importing jax in {} fails", py.prefix));
+  std::string source = fmt::format("{} -c 'import jax; jax.devices()' (--deep)", python_cmd(py));
+  if (!j.backend.empty()) fi.evidence.push_back({"jax.default_backend() = " + j.backend, source});
+  if (!j.error.empty()) fi.evidence.push_back({j.error, source});
+  for (const auto& p : py.packages)
+    if (p.name == "jax" || p.name == "jaxlib" || p.name.rfind("jax-cuda", 0) == 0)
+      fi.evidence.push_back({p.name + " " + p.version, "installed (" + py.prefix + ")"});
+  fi.explanation = "The CUDA plugin (jax-cudaNN-plugin / -pjrt) must match jaxlib's version exactly and find its CUDA "
+                   "libraries (the nvidia-* wheels or a matching toolkit); otherwise JAX logs the reason once and uses "
+                   "the CPU.";
+  fi.fix = {fmt::format("{} -c 'import jax; print(jax.devices())'   # shows the plugin's error", python_cmd(py)),
+            fmt::format("{} -m pip install -U \"jax[cuda13]\"   # or jax[cuda12]: jax, jaxlib and the plugin at one "
+                        "version", python_cmd(py))};
+  out.push_back(std::move(fi));
+}
+
 }  // namespace
 
 Findings framework_rules(const Facts& facts, const Kb& kb) {
@@ -314,6 +339,7 @@ Findings framework_rules(const Facts& facts, const Kb& kb) {
     other_cpu_builds(facts, py, out);
     pins(facts, kb, py, out);
     import_failed(py, out);
+    jax_failed(facts, py, out);
   }
   wrong_environment(facts, out);
   return out;

@@ -250,6 +250,43 @@ TEST_F(DeepEnv, ReportsWhatTorchSees) {
   EXPECT_EQ(py.torch.arch_list_source, "deep: torch._C._cuda_getArchFlags()");
 }
 
+// JAX with its CUDA plugin installed: its own interpreter run, and a CPU fallback keeps
+// the log line that says why.
+TEST_F(DeepEnv, JaxRunsOnlyWithACudaPluginAndKeepsTheFallbackReason) {
+  write_torch_init("__version__ = '2.11.0+cu130'\n");
+  fs::create_directories(site_ / "jax");
+  fs::create_directories(site_ / "jax-0.11.2.dist-info");
+  std::ofstream(site_ / "jax-0.11.2.dist-info/METADATA") << "Metadata-Version: 2.1\nName: jax\nVersion: 0.11.2\n";
+  std::ofstream(site_ / "jax/__init__.py")
+      << "import sys\n__version__ = '0.11.2'\n"
+         "sys.stderr.write(\"WARNING: Unable to initialize backend 'cuda': version mismatch (plugin 0.11.1, jaxlib 0.11.2)\\n\")\n"
+         "def default_backend(): return 'cpu'\n"
+         "class _D:\n    device_kind = 'cpu'\n"
+         "def devices(): return [_D()]\n";
+  EXPECT_FALSE(probe_deep().deep_jax.ran);  // jax without a CUDA plugin is a CPU install: nothing to confirm
+  fs::create_directories(site_ / "jax_cuda13_plugin-0.11.1.dist-info");
+  std::ofstream(site_ / "jax_cuda13_plugin-0.11.1.dist-info/METADATA")
+      << "Metadata-Version: 2.1\nName: jax-cuda13-plugin\nVersion: 0.11.1\n";
+  const PythonEnv& py = probe_deep();
+  ASSERT_TRUE(py.deep_jax.ran);
+  EXPECT_EQ(py.deep_jax.version, "0.11.2");
+  EXPECT_EQ(py.deep_jax.backend, "cpu");
+  EXPECT_EQ(py.deep_jax.devices, (std::vector<std::string>{"cpu"}));
+  EXPECT_EQ(py.deep_jax.error, "WARNING: Unable to initialize backend 'cuda': version mismatch (plugin 0.11.1, jaxlib 0.11.2)");
+}
+
+TEST(DeepJaxOutput, SuccessImportErrorAndGarbage) {
+  DeepJax ok = parse_deep_jax_output("noise\nCUDA_DOCTOR_DEEP:{\"version\": \"0.11.2\", \"backend\": \"gpu\", \"devices\": [\"NVIDIA H200\"]}\n", "");
+  EXPECT_EQ(ok.backend, "gpu");
+  EXPECT_EQ(ok.devices, (std::vector<std::string>{"NVIDIA H200"}));
+  EXPECT_EQ(ok.error, "");
+  DeepJax bad = parse_deep_jax_output("CUDA_DOCTOR_DEEP:{\"error\": \"ModuleNotFoundError: No module named 'jaxlib'\"}\n", "");
+  EXPECT_EQ(bad.error, "ModuleNotFoundError: No module named 'jaxlib'");
+  DeepJax none = parse_deep_jax_output("CUDA_DOCTOR_DEEP:{not json\n", "Segmentation fault\n");
+  EXPECT_TRUE(none.ran);
+  EXPECT_EQ(none.error, "Segmentation fault");
+}
+
 TEST_F(DeepEnv, RecordsTheImportError) {
   write_torch_init("raise ImportError('libcudnn.so.9: cannot open shared object file: No such file or directory')\n");
   const PythonEnv& py = probe_deep();

@@ -191,5 +191,28 @@ TEST(FrameworkRules, ImportFailedFromDeep) {
   EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
 }
 
+TEST(FrameworkRules, JaxFallingBackToTheCpuOrFailingToImport) {
+  Facts f = h200();
+  PythonEnv& py = f.pythons[0];
+  py.deep_jax.ran = true;
+  py.deep_jax.version = "0.11.2";
+  py.deep_jax.backend = "gpu";
+  py.deep_jax.devices = {"NVIDIA H200"};
+  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  py.deep_jax.backend = "cpu";
+  py.deep_jax.error = "Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.";
+  Findings found = with_id(framework_rules(f, Kb::get()), "framework.import_failed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("runs on the CPU"), std::string::npos) << found[0].title;
+  EXPECT_EQ(found[0].evidence[0].fact, "jax.default_backend() = cpu");
+  EXPECT_EQ(found[0].evidence[1].fact, py.deep_jax.error);
+  py.deep_jax = {};
+  py.deep_jax.ran = true;
+  py.deep_jax.error = "ImportError: libcudnn.so.9: cannot open shared object file";
+  found = with_id(framework_rules(f, Kb::get()), "framework.import_failed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("importing jax"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cd
