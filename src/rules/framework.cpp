@@ -309,8 +309,12 @@ void import_failed(const PythonEnv& py, Findings& out) {
 // with a GPU (the plugin failed to load and JAX fell back silently, apart from a log line).
 void jax_failed(const Facts& f, const PythonEnv& py, Findings& out) {
   const DeepJax& j = py.deep_jax;
-  bool cpu_fallback = j.error.empty() && j.backend == "cpu" && machine_has_gpu(f);
-  if (!j.ran || (j.error.empty() && !cpu_fallback)) return;
+  // JAX_PLATFORMS=cpu (or any list without cuda/gpu) asks for the CPU: no fallback then.
+  const std::string* platforms = f.getenv("JAX_PLATFORMS");
+  bool cpu_asked = platforms && !platforms->empty() && !contains(*platforms, "cuda") && !contains(*platforms, "gpu");
+  bool import_error = j.backend.empty() && !j.error.empty();
+  bool cpu_fallback = j.backend == "cpu" && machine_has_gpu(f) && !cpu_asked;  // no GPU: the CPU is all there is
+  if (!j.ran || (!import_error && !cpu_fallback)) return;
   std::string subject = fmt::format("jax {} in {}", j.version.empty() ? "?" : j.version, py.prefix);
   Finding fi = new_finding("framework.import_failed", Severity::error, subject,
                            !j.backend.empty() ? fmt::format("JAX in {} runs on the CPU: its CUDA plugin did not load", py.prefix)

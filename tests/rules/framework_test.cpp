@@ -206,6 +206,9 @@ TEST(FrameworkRules, JaxFallingBackToTheCpuOrFailingToImport) {
   EXPECT_NE(found[0].title.find("runs on the CPU"), std::string::npos) << found[0].title;
   EXPECT_EQ(found[0].evidence[0].fact, "jax.default_backend() = cpu");
   EXPECT_EQ(found[0].evidence[1].fact, py.deep_jax.error);
+  f.env["JAX_PLATFORMS"] = "cpu";  // asked for: not a failure
+  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  f.env.erase("JAX_PLATFORMS");
   py.deep_jax = {};
   py.deep_jax.ran = true;
   py.deep_jax.error = "ImportError: libcudnn.so.9: cannot open shared object file";
