@@ -147,11 +147,11 @@ void python_env(Out& o, const Facts& f, const PythonEnv& py) {
                                                          py.deep.cudnn_version, py.deep.nccl_version)
                                             : o.st.paint(py.deep.error, Color::red));
   if (py.deep_jax.ran)
-    o.row("  --deep jax", py.deep_jax.error.empty() && py.deep_jax.backend != "cpu"
+    o.row("  --deep jax", py.deep_jax.error.empty()
                               ? fmt::format("jax {}: backend {}, {} device(s){}", py.deep_jax.version, py.deep_jax.backend,
                                             py.deep_jax.devices.size(),
                                             py.deep_jax.devices.empty() ? "" : " (" + py.deep_jax.devices.front() + ")")
-                              : o.st.paint(py.deep_jax.error.empty() ? "backend cpu" : py.deep_jax.error, Color::red));
+                              : o.st.paint(py.deep_jax.error, Color::red));
 }
 
 void framework_layer(Out& o, const Facts& f) {
