@@ -12,7 +12,12 @@ py=$(command -v python3)
 "$doctor" check >"$out/check.txt" 2>&1; echo "check exit $?" >>"$out/check.txt"
 "$doctor" check --json >"$out/check.json" 2>"$out/check.err"
 "$doctor" snapshot >"$out/facts.json" 2>>"$out/check.err"
-"$doctor" check --deep -v >"$out/check_deep.txt" 2>&1
+{
+  "$doctor" check --deep -v; echo "check --deep exit $?"
+  # JAX asked for the CPU on purpose, then every GPU hidden: the first is no problem, the second is.
+  echo "# JAX_PLATFORMS=cpu"; JAX_PLATFORMS=cpu "$doctor" check --deep -v | grep -E -- '--deep|framework\.'
+  echo "# CUDA_VISIBLE_DEVICES=''"; CUDA_VISIBLE_DEVICES= "$doctor" check --deep -v | grep -E -- '--deep|framework\.|device\.'
+} >"$out/check_deep.txt" 2>&1
 bash bench/check_vs_collect_env.sh "$doctor" "$py" >"$out/bench_check.txt" 2>&1
 # Where one check's time goes: the parent's and the __driver child's marks on one clock.
 rm -f "$out/trace.txt"; CUDA_DOCTOR_TRACE="$out/trace.txt" "$doctor" check >/dev/null 2>&1

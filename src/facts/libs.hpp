@@ -29,7 +29,7 @@ CD_JSON(LibraryCopy, name, soname, path, realpath, version, version_source, orig
 // Which copy a consumer (a framework in one environment, or "programs without
 // RPATH") gets for a soname, and why — the first request in its process wins.
 struct LibraryResolution {
-  std::string consumer;      // "torch 2.11.0+cu130 (/opt/torch/.venv)", "programs without RPATH"
+  std::string consumer;      // "torch 2.11.0+cu130 (/opt/torch/.venv)", "a program without RPATH"
   std::string env;           // python env prefix, "" for the system view
   std::string requested_by;  // the object whose DT_NEEDED / dlopen asked: ".../torch/lib/libtorch_cuda.so"
   std::string name;          // family ("cudnn")

@@ -167,7 +167,7 @@ std::vector<LibraryResolution> resolve_consumers(LibsProbe& p, const std::vector
     if (c.origin.rfind("torch/lib", 0) == 0 || !sonames.insert(c.soname).second) continue;
     Resolution r = plain.search(c.soname, -1);
     LibraryResolution lr;
-    lr.consumer = "programs without RPATH";
+    lr.consumer = "a program without RPATH";
     lr.name = c.name;
     lr.soname = c.soname;
     lr.path = r.path;

@@ -77,7 +77,10 @@ void toolkit_layer(Out& o, const Facts& f) {
     o.row(tk.version.empty() ? "?" : tk.version, tk.root + (sel.empty() ? "" : "  ← " + sel),
           fmt::format("{}{}", tk.version_source, tk.origin.empty() ? "" : ", " + tk.origin));
   }
-  for (const auto& hc : t.host_compilers) o.row("host " + hc.kind, hc.version, hc.path);
+  // Where each compiler came from matters: nvcc takes gcc/g++ from PATH, CMake takes $CUDAHOSTCXX or $CXX.
+  for (const auto& hc : t.host_compilers)
+    o.row("host " + hc.kind, hc.version,
+          fmt::format("{}, {}", hc.path, hc.source == "PATH" ? hc.kind + " on PATH" : "$" + hc.source));
 }
 
 void arch_layer(Out& o, const Facts& f) {

@@ -168,7 +168,7 @@ TEST_F(LibsProbeTest, TorchGetsTheWheelsThroughItsRpath) {
   EXPECT_EQ(resolution(f, "torch", "libcudart.so.13")->provided_by, "cuda-toolkit[cudart]==13.0.2");
 
   if (!have_cache) GTEST_SKIP() << "ldconfig -r unavailable: no ld.so.cache in the tree";
-  const LibraryResolution* plain = resolution(f, "programs without RPATH", "libcudnn.so.9");
+  const LibraryResolution* plain = resolution(f, "a program without RPATH", "libcudnn.so.9");
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(plain->via, "ld.so.cache");
   EXPECT_EQ(plain->realpath, kSys + "/libcudnn.so.9.14.0");
@@ -178,7 +178,7 @@ TEST_F(LibsProbeTest, LdLibraryPathDoesNotBeatTorchsRpath) {
   Facts f = probe({{"LD_LIBRARY_PATH", kSys}});
   EXPECT_EQ(f.libs.ld_library_path, std::vector<std::string>{kSys});
   EXPECT_EQ(resolution(f, "torch", "libnccl.so.2")->realpath, kSite + "/nvidia/nccl/lib/libnccl.so.2");
-  const LibraryResolution* plain = resolution(f, "programs without RPATH", "libnccl.so.2");
+  const LibraryResolution* plain = resolution(f, "a program without RPATH", "libnccl.so.2");
   EXPECT_EQ(plain->via, "LD_LIBRARY_PATH");
   EXPECT_TRUE(copy_in(f, "libnccl.so.2", kSys)->on_ld_library_path);
 }

@@ -209,6 +209,15 @@ TEST(FrameworkRules, JaxFallingBackToTheCpuOrFailingToImport) {
   f.env["JAX_PLATFORMS"] = "cpu";  // asked for: not a failure
   EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
   f.env.erase("JAX_PLATFORMS");
+  f.env["CUDA_VISIBLE_DEVICES"] = "";  // every GPU hidden: device.not_visible is the cause, not JAX
+  f.driver.cu_init_status = 100;
+  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  f.driver.cu_init_status = 0;
+  f.driver.cuda_device_count = 0;
+  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  f.driver.cuda_device_count = 1;
+  f.env.erase("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(with_id(framework_rules(f, Kb::get()), "framework.import_failed").size(), 1u);
   py.deep_jax = {};
   py.deep_jax.ran = true;
   py.deep_jax.error = "ImportError: libcudnn.so.9: cannot open shared object file";
