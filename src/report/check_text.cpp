@@ -149,12 +149,16 @@ void python_env(Out& o, const Facts& f, const PythonEnv& py) {
                                                          py.deep.cuda_available ? "True" : "False", py.deep.device_count,
                                                          py.deep.cudnn_version, py.deep.nccl_version)
                                             : o.st.paint(py.deep.error, Color::red));
-  if (py.deep_jax.ran)
-    o.row("  --deep jax", py.deep_jax.error.empty()
-                              ? fmt::format("jax {}: backend {}, {} device(s){}", py.deep_jax.version, py.deep_jax.backend,
-                                            py.deep_jax.devices.size(),
-                                            py.deep_jax.devices.empty() ? "" : " (" + py.deep_jax.devices.front() + ")")
-                              : o.st.paint(py.deep_jax.error, Color::red));
+  if (py.deep_jax.ran) {
+    const DeepJax& j = py.deep_jax;
+    // The backend JAX ended on comes first; its fallback message is only JAX's guess at the cause
+    // (it blames jaxlib even when CUDA_VISIBLE_DEVICES hides the GPUs), so it follows, marked.
+    std::string got = j.backend.empty() ? ""
+                                        : fmt::format("jax {}: backend {}, {} device(s){}", j.version, j.backend, j.devices.size(),
+                                                      j.devices.empty() ? "" : " (" + j.devices.front() + ")");
+    std::string said = j.error.empty() ? "" : o.st.paint(j.backend.empty() ? j.error : "JAX says: " + j.error, Color::red);
+    o.row("  --deep jax", got.empty() ? said : said.empty() ? got : got + "; " + said);
+  }
 }
 
 void framework_layer(Out& o, const Facts& f) {

@@ -66,3 +66,32 @@ TEST(CheckText, VerboseShowsProbeTimesSlowestFirst) {
   std::string out = render_check_text(f, {}, o);
   EXPECT_NE(out.find("driver 0.201 s, binaries 0.130 s, toolkits 0.004 s"), std::string::npos) << out;
 }
+
+// JAX's fallback line guesses at the cause ("jaxlib is not installed" even when the GPUs are
+// hidden), so the backend JAX ended on leads and JAX's own words follow, marked as its.
+TEST(CheckText, DeepJaxShowsTheBackendBeforeJaxsOwnMessage) {
+  Facts f;
+  PythonEnv py;
+  py.prefix = "/opt/env";
+  py.interpreter = "/opt/env/bin/python3";
+  PythonPackage jax;
+  jax.name = "jax";
+  jax.version = "0.11.2";
+  py.packages.push_back(jax);
+  py.deep_jax.ran = true;
+  py.deep_jax.version = "0.11.2";
+  py.deep_jax.backend = "cpu";
+  py.deep_jax.devices = {"cpu"};
+  py.deep_jax.error = "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed.";
+  f.pythons.push_back(py);
+  std::string out = render_check_text(f, {}, {});
+  EXPECT_NE(out.find("--deep jax           jax 0.11.2: backend cpu, 1 device(s) (cpu); JAX says: An NVIDIA GPU"),
+            std::string::npos)
+      << out;
+  f.pythons[0].deep_jax = {};
+  f.pythons[0].deep_jax.ran = true;
+  f.pythons[0].deep_jax.error = "ModuleNotFoundError: No module named 'jax'";
+  out = render_check_text(f, {}, {});
+  EXPECT_NE(out.find("--deep jax           ModuleNotFoundError: No module named 'jax'"), std::string::npos) << out;
+  EXPECT_EQ(out.find("JAX says"), std::string::npos);
+}
