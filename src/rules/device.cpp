@@ -80,8 +80,7 @@ void not_visible(const Facts& f, Findings& out) {
     }
   }
   // NVML sees GPUs (or the module is loaded) but the driver API finds none.
-  bool cuda_none = d.cu_init_status == 100 || (d.cu_init_status == 0 && d.cuda_device_count == 0);
-  if (!cuda_none || (count == 0 && !d.module_loaded)) return;
+  if (!cuda_sees_no_gpu(d) || (count == 0 && !d.module_loaded)) return;
   Finding x = new_finding("device.not_visible", Severity::error, "CUDA devices",
                           "CUDA finds no GPU although the driver is loaded");
   if (!d.cu_init_error.empty()) x.evidence.push_back({"cuInit: " + d.cu_init_error, "cuInit"});

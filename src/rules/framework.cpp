@@ -313,10 +313,9 @@ void jax_failed(const Facts& f, const PythonEnv& py, Findings& out) {
   const std::string* platforms = f.getenv("JAX_PLATFORMS");
   bool cpu_asked = platforms && !platforms->empty() && !contains(*platforms, "cuda") && !contains(*platforms, "gpu");
   bool import_error = j.backend.empty() && !j.error.empty();
-  // CUDA itself sees no GPU (CUDA_VISIBLE_DEVICES="", no device nodes): device.not_visible names
-  // that cause, and JAX's own "jaxlib is not installed" guess would mislead.
-  bool cuda_sees_none = f.driver.cu_init_status == 100 || (f.driver.cu_init_status == 0 && f.driver.cuda_device_count == 0);
-  bool cpu_fallback = j.backend == "cpu" && machine_has_gpu(f) && !cpu_asked && !cuda_sees_none;  // no GPU: the CPU is all there is
+  // When CUDA itself sees no GPU, device.not_visible names the cause; JAX's own
+  // "jaxlib is not installed" guess would mislead.
+  bool cpu_fallback = j.backend == "cpu" && machine_has_gpu(f) && !cpu_asked && !cuda_sees_no_gpu(f.driver);  // no GPU: the CPU is all there is
   if (!j.ran || (!import_error && !cpu_fallback)) return;
   std::string subject = fmt::format("jax {} in {}", j.version.empty() ? "?" : j.version, py.prefix);
   Finding fi = new_finding("framework.import_failed", Severity::error, subject,

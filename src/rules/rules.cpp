@@ -4,6 +4,11 @@
 
 namespace cd {
 
+bool cuda_sees_no_gpu(const DriverFacts& d) {
+  constexpr int kNoDevice = 100;  // CUDA_ERROR_NO_DEVICE
+  return d.cu_init_status == kNoDevice || (d.cu_init_status == 0 && d.cuda_device_count == 0);
+}
+
 Finding new_finding(std::string id, Severity severity, std::string subject, std::string title, std::string layer) {
   Finding f;
   f.layer = layer.empty() ? id.substr(0, id.find('.')) : std::move(layer);

@@ -25,6 +25,10 @@ Findings verify_rules(const Facts&, const Kb&);     // rules/verify.cpp: verify 
 // `layer` defaults to the id's prefix ("driver.too_old" -> "driver").
 Finding new_finding(std::string id, Severity severity, std::string subject, std::string title, std::string layer = {});
 
+// The driver API found no GPU in this process (cuInit 100 CUDA_ERROR_NO_DEVICE, or zero devices):
+// CUDA_VISIBLE_DEVICES hides them or the device nodes are missing. device.not_visible reports it.
+bool cuda_sees_no_gpu(const DriverFacts& d);
+
 // Everything `check` runs (all but log and verify), errors first.
 Findings check_rules(const Facts&, const Kb&);
 
