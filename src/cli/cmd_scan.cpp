@@ -168,7 +168,8 @@ void register_scan(CLI::App& app, GlobalOptions& g, int& rc) {
   auto* scan = app.add_subcommand("scan", "Read the kernel images inside binaries and say, per GPU, whether they will run");
   scan->add_option("paths", opts.paths,
                    "Files or directories (default: every Python environment's site-packages and the CUDA toolkits' lib dirs)");
-  scan->add_option("--gpu", opts.gpus, "Judge for this GPU instead of this machine's: sm_89, 8.9, \"RTX 4090\", H100 (repeatable)");
+  repeatable(scan->add_option("--gpu", opts.gpus,
+                              "Judge for this GPU instead of this machine's: sm_89, 8.9, \"RTX 4090\", H100 (repeatable, or A,B)"));
   scan->add_option("--driver", opts.driver, "Judge for this driver: 550.54 (driver version), 12.4 (CUDA version)");
   scan->add_flag("--kernels", opts.kernels, "Decompress the images and name the kernels that would fail");
   scan->add_option("--threads", opts.threads, "Files read in parallel (default: one per core)");

@@ -25,8 +25,13 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_flag("-v,--verbose", g.verbose, "More detail (repeatable)");
   app.add_flag("--strict", g.strict, "Exit 1 when there are warnings");
   app.add_flag("--no-color", g.no_color, "No ANSI colors (NO_COLOR is honoured too)");
-  app.add_option("--ignore", g.ignore, "Suppress a finding id (or prefix with a trailing *)");
+  repeatable(app.add_option("--ignore", g.ignore, "Suppress a finding id, or a family with a trailing * (repeatable, or ID,ID)"));
 }
+
+// CLI11 lets a vector option take every following word: `--gpu H100 ext.so` would read
+// ext.so as a second GPU, even written `--gpu=H100 ext.so`. One value per use, commas
+// for several, so positionals are never swallowed.
+CLI::Option* repeatable(CLI::Option* opt) { return opt->allow_extra_args(false)->delimiter(','); }
 
 ProbeOptions probe_options(const GlobalOptions& g) {
   ProbeOptions p;

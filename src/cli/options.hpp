@@ -24,6 +24,8 @@ struct GlobalOptions {
 };
 
 void add_global_options(CLI::App& app, GlobalOptions& g);
+// A vector option that takes one value per use (`--gpu A --gpu B` or `--gpu A,B`), never the next positional.
+CLI::Option* repeatable(CLI::Option* opt);
 
 ProbeOptions probe_options(const GlobalOptions& g);
 // Facts from --facts, or probed live. `probe` fills them when live.

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "report/escape.hpp"
 #include "report/report.hpp"
 #include "util/strings.hpp"
 
@@ -49,16 +50,18 @@ std::string render_findings_text(const std::vector<Finding>& findings, const Rep
   for (const auto& f : findings) {
     if (f.severity == Severity::ok && opts.verbose == 0) continue;
     Color c = color_of(f.severity);
+    // Every field can carry input (file names, versions, log lines): shown() before painting.
     out += fmt::format("  {} {:<7} {}  {}\n", st.paint(mark_of(f.severity), c), st.paint(severity_name(f.severity), c),
-                       st.paint(f.title, Color::bold), st.paint(f.id, Color::gray));
-    if (!f.subject.empty()) labelled(out, st, "about", {f.subject});
+                       st.paint(shown(f.title), Color::bold), st.paint(shown(f.id), Color::gray));
+    if (!f.subject.empty()) labelled(out, st, "about", {shown(f.subject)});
     std::vector<std::string> ev;
-    for (const auto& e : f.evidence) ev.push_back(e.source.empty() ? e.fact : fmt::format("{}  [{}]", e.fact, e.source));
+    for (const auto& e : f.evidence)
+      ev.push_back(e.source.empty() ? shown(e.fact) : fmt::format("{}  [{}]", shown(e.fact), shown(e.source)));
     if (!ev.empty()) labelled(out, st, "evidence", ev);
-    if (!f.explanation.empty()) labelled(out, st, "why", {f.explanation});
-    if (!f.consequences.empty()) labelled(out, st, "then", f.consequences);
+    if (!f.explanation.empty()) labelled(out, st, "why", {shown(f.explanation)});
+    if (!f.consequences.empty()) labelled(out, st, "then", shown(f.consequences));
     std::vector<std::string> fix;
-    for (const auto& cmd : f.fix) fix.push_back(cmd.rfind("#", 0) == 0 ? st.paint(cmd, Color::gray) : "$ " + cmd);
+    for (const auto& cmd : f.fix) fix.push_back(cmd.rfind("#", 0) == 0 ? st.paint(shown(cmd), Color::gray) : "$ " + shown(cmd));
     if (!fix.empty()) labelled(out, st, "fix", fix);
     out += "\n";
   }
@@ -69,14 +72,14 @@ std::string render_findings_markdown(const std::vector<Finding>& findings) {
   std::string out;
   for (const auto& f : findings) {
     if (f.severity == Severity::ok) continue;
-    out += fmt::format("### {} `{}`: {}\n\n", severity_name(f.severity), f.id, f.title);
-    if (!f.subject.empty()) out += fmt::format("*About:* {}\n\n", f.subject);
+    out += fmt::format("### {} `{}`: {}\n\n", severity_name(f.severity), shown(f.id), shown(f.title));
+    if (!f.subject.empty()) out += fmt::format("*About:* {}\n\n", shown(f.subject));
     for (const auto& e : f.evidence)
-      out += e.source.empty() ? fmt::format("- {}\n", e.fact) : fmt::format("- {} (`{}`)\n", e.fact, e.source);
+      out += e.source.empty() ? fmt::format("- {}\n", shown(e.fact)) : fmt::format("- {} (`{}`)\n", shown(e.fact), shown(e.source));
     if (!f.evidence.empty()) out += "\n";
-    if (!f.explanation.empty()) out += f.explanation + "\n\n";
-    for (const auto& c : f.consequences) out += fmt::format("- then: {}\n", c);
-    if (!f.fix.empty()) out += "```sh\n" + join(f.fix, "\n") + "\n```\n\n";
+    if (!f.explanation.empty()) out += shown(f.explanation) + "\n\n";
+    for (const auto& c : f.consequences) out += fmt::format("- then: {}\n", shown(c));
+    if (!f.fix.empty()) out += "```sh\n" + join(shown(f.fix), "\n") + "\n```\n\n";
   }
   return out;
 }
