@@ -11,6 +11,7 @@
 #include <cstring>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -68,6 +69,43 @@ class ForegroundSignals {
  private:
   struct sigaction old_int_ {}, old_quit_ {}, old_term_ {}, old_hup_ {};
 };
+
+// One file descriptor, closed when it goes out of scope: every early return (a failed
+// second pipe, a failed fork, exec failing) closes what was opened before it.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { reset(); }
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) reset(std::exchange(o.fd_, -1));
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Pipe {
+  Fd read, write;
+};
+
+// A close-on-exec pipe; nullopt (errno set) when the system refuses one.
+std::optional<Pipe> open_pipe() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  return Pipe{Fd(fds[0]), Fd(fds[1])};
+}
+
+std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
 void append_tail(std::string& buf, std::string_view data, size_t max) {
   buf.append(data);
@@ -197,9 +235,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     r.start_error = "empty command";
     return r;
   }
-  int out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) {
-    r.start_error = std::string("pipe: ") + std::strerror(errno);
+  std::optional<Pipe> out_pipe = open_pipe(), err_pipe = out_pipe ? open_pipe() : std::nullopt,
+                      exec_pipe = err_pipe ? open_pipe() : std::nullopt;
+  if (!exec_pipe) {
+    r.start_error = errno_text("pipe");
     return r;
   }
   std::vector<std::string> env = child_environment(opts);
@@ -214,7 +253,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   auto start = Clock::now();
   pid_t pid = fork();
   if (pid < 0) {
-    r.start_error = std::string("fork: ") + std::strerror(errno);
+    r.start_error = errno_text("fork");
     return r;
   }
   if (pid == 0) {
@@ -225,35 +264,33 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       int devnull = open("/dev/null", O_RDONLY);
       if (devnull >= 0) dup2(devnull, 0);
     }
-    dup2(out_pipe[1], 1);
-    dup2(opts.merge_stderr ? out_pipe[1] : err_pipe[1], 2);
+    dup2(out_pipe->write.get(), 1);
+    dup2(opts.merge_stderr ? out_pipe->write.get() : err_pipe->write.get(), 2);
     if (opts.cwd && chdir(opts.cwd->c_str()) != 0) _exit(127);
     execvpe(argv_c[0], argv_c.data(), env_c.data());
     int e = errno;
-    ssize_t ignored = write(exec_pipe[1], &e, sizeof e);
+    ssize_t ignored = write(exec_pipe->write.get(), &e, sizeof e);
     (void)ignored;
     _exit(127);
   }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  close(exec_pipe[1]);
+  // Our copies of the write ends closed: EOF comes when the child (and what it started) closes theirs.
+  out_pipe->write.reset();
+  err_pipe->write.reset();
+  exec_pipe->write.reset();
   int exec_errno = 0;
-  if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    close(exec_pipe[0]);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
+  if (read(exec_pipe->read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
     waitpid(pid, nullptr, 0);
     r.start_error = fmt::format("{}: {}", argv[0], std::strerror(exec_errno));
     return r;
   }
-  close(exec_pipe[0]);
+  exec_pipe->read.reset();
   r.started = true;
   if (foreground) g_foreground_child = pid;
   auto deadline = start + opts.timeout;
   int status = 0;
-  PumpEnd end = pump(out_pipe[0], opts.merge_stderr ? -1 : err_pipe[0], pid, opts, r, deadline, status);
-  close(out_pipe[0]);
-  close(err_pipe[0]);
+  PumpEnd end = pump(out_pipe->read.get(), opts.merge_stderr ? -1 : err_pipe->read.get(), pid, opts, r, deadline, status);
+  out_pipe.reset();
+  err_pipe.reset();
   reap(pid, r, deadline, end, status);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
@@ -261,39 +298,39 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 
 ProcessResult run_isolated(const std::function<std::string()>& fn, std::chrono::milliseconds timeout) {
   ProcessResult r;
-  int out_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC)) {
-    r.start_error = std::string("pipe: ") + std::strerror(errno);
+  std::optional<Pipe> out_pipe = open_pipe();
+  if (!out_pipe) {
+    r.start_error = errno_text("pipe");
     return r;
   }
   auto start = Clock::now();
   pid_t pid = fork();
   if (pid < 0) {
-    r.start_error = std::string("fork: ") + std::strerror(errno);
+    r.start_error = errno_text("fork");
     return r;
   }
   if (pid == 0) {
     setpgid(0, 0);
-    close(out_pipe[0]);
+    out_pipe->read.reset();
     std::string result = fn();
     const char* p = result.data();
     size_t left = result.size();
     while (left > 0) {
-      ssize_t w = write(out_pipe[1], p, left);
+      ssize_t w = write(out_pipe->write.get(), p, left);
       if (w <= 0) break;
       p += w;
       left -= static_cast<size_t>(w);
     }
     _exit(0);
   }
-  close(out_pipe[1]);
+  out_pipe->write.reset();
   r.started = true;
   ProcessOptions opts;
   opts.timeout = timeout;
   auto deadline = start + timeout;
   int status = 0;
-  PumpEnd end = pump(out_pipe[0], -1, pid, opts, r, deadline, status);
-  close(out_pipe[0]);
+  PumpEnd end = pump(out_pipe->read.get(), -1, pid, opts, r, deadline, status);
+  out_pipe.reset();
   reap(pid, r, deadline, end, status);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;

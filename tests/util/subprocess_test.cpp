@@ -1,4 +1,11 @@
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
 
 #include "util/subprocess.hpp"
 
@@ -63,4 +70,66 @@ TEST(Subprocess, DoneLineCountsOnlyAtTheStartOfAWholeLine) {
   auto r = cd::run_process({"sh", "-c", "echo 'not DONE'; sleep 0.3; printf DONE; sleep 0.3; exit 4"}, o);
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_GE(r.seconds, 0.5);
+}
+
+namespace {
+
+// Open descriptors of this process (entries of /proc/self/fd, less the one listing them).
+std::set<int> open_fds() {
+  std::set<int> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) out.insert(std::stoi(e.path().filename()));
+  std::set<int> still;
+  for (int fd : out)
+    if (fcntl(fd, F_GETFD) != -1) still.insert(fd);
+  return still;
+}
+
+// Lets the process open exactly `free` more descriptors: fills every gap below the highest
+// open one, then lowers RLIMIT_NOFILE. Restores both when it goes out of scope.
+class FdBudget {
+ public:
+  explicit FdBudget(int free) {
+    getrlimit(RLIMIT_NOFILE, &old_);
+    int highest = *open_fds().rbegin();
+    for (int fd = dup(2); fd >= 0; fd = dup(2)) {
+      if (fd > highest) {
+        close(fd);
+        break;
+      }
+      fillers_.push_back(fd);
+    }
+    rlimit lowered = old_;
+    lowered.rlim_cur = static_cast<rlim_t>(highest + 1 + free);
+    setrlimit(RLIMIT_NOFILE, &lowered);
+  }
+  ~FdBudget() {
+    setrlimit(RLIMIT_NOFILE, &old_);
+    for (int fd : fillers_) close(fd);
+  }
+
+ private:
+  rlimit old_{};
+  std::vector<int> fillers_;
+};
+
+}  // namespace
+
+// Fault injection with the real system call: room for one pipe only, so the second (or
+// third) pipe fails. The pipes already opened must be closed again (they leaked before).
+TEST(Subprocess, AFailedPipeLeaksNoDescriptor) {
+  for (int room : {2, 4}) {
+    std::set<int> before = open_fds();
+    cd::ProcessResult r;
+    {
+      FdBudget budget(room);
+      r = cd::run_process({"true"});
+    }
+    EXPECT_FALSE(r.started);
+    EXPECT_NE(r.start_error.find("pipe: "), std::string::npos) << r.start_error;
+    EXPECT_EQ(open_fds(), before) << "room for " << room / 2 << " pipe(s)";
+  }
+  std::set<int> before = open_fds();
+  EXPECT_TRUE(cd::run_process({"true"}).ok());
+  EXPECT_FALSE(cd::run_process({"/nonexistent/cmd"}).started);  // exec fails: its pipes closed too
+  EXPECT_EQ(open_fds(), before);
 }
