@@ -4,17 +4,18 @@
 //
 // Build without CMake (from the repository root, after building the stages once):
 //   clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -Isrc fuzz/explain_fuzz.cpp \
-//     build/libcd_rules.a build/libcd_explain.a build/libcd_binary.a build/libcd_kb.a build/libcd_kb_data.a \
+//     build/libcd_rules.a build/libcd_derive.a build/libcd_explain.a build/libcd_binary.a build/libcd_kb.a build/libcd_kb_data.a \
 //     build/libcd_facts.a build/libcd_util.a -lre2 -lelf -lzstd -llz4 -lz -lpthread -o build/explain_fuzz
 //   build/explain_fuzz -max_len=65536 tests/fixtures/logs
 // (Or in fuzz/CMakeLists.txt: add_executable(explain_fuzz explain_fuzz.cpp) linked with
-//  cd_rules cd_explain cd_binary cd_kb cd_facts cd_util and -fsanitize=fuzzer.)
+//  cd_rules cd_derive cd_explain cd_binary cd_kb cd_facts cd_util and -fsanitize=fuzzer.)
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "derive/model.hpp"
 #include "explain/explain.hpp"
 #include "kb/kb.hpp"
 #include "rules/rules.hpp"
@@ -33,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   scanner.finish();
   cd::Facts facts;
   facts.log = scanner.take();
-  auto findings = cd::log_rules(facts, kb);
+  auto findings = cd::log_rules(cd::derive(facts, kb), kb);
   (void)nlohmann::json(facts.log).dump();
   for (const auto& f : findings) (void)nlohmann::json(f).dump();
   return 0;

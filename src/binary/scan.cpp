@@ -138,12 +138,4 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   return out;
 }
 
-void judge_all(std::vector<BinaryScan>& scans, const std::vector<GpuTarget>& gpus, const DriverTarget& driver,
-               const ArchRules& rules) {
-  for (auto& s : scans) {
-    s.verdicts.clear();
-    for (const auto& gpu : gpus) s.verdicts.push_back(judge_binary(s, gpu, driver, rules));
-  }
-}
-
 }  // namespace cd

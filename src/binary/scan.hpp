@@ -4,8 +4,8 @@
 //
 //   ScanOptions opts;                                    // headers only, all cores
 //   std::vector<BinaryScan> found = scan_paths({"/opt/venv/lib/python3.12/site-packages"}, opts);
-//   judge_all(found, {{90, "NVIDIA H200"}}, {13000, "580.159.04"}, arch_rules(Kb::get()));
-//   // found[i].verdicts[0].verdict == "native" | "jit" | "no_kernel_image" | …
+//   auto verdicts = judge_all(found, {{90, "NVIDIA H200"}}, {13000, "580.159.04"}, arch_rules(Kb::get()));
+//   // verdicts[i][0].verdict == Verdict::native | jit | no_kernel_image | … (binary/verdict.hpp)
 //
 // Files named directly are always reported; files met inside directories only when
 // they carry CUDA code (or are malformed). Symlinks to the same file count once.
@@ -47,9 +47,5 @@ BinaryScan summarize(const std::string& path, bin::FileScan raw);
 bool candidate_name(std::string_view name, bool executable);
 // "torch", "nvidia/cublas", "CUDA toolkit /usr/local/cuda-13.0", "" from a path.
 std::string package_of(const std::string& path);
-
-// Fills each scan's verdicts, one per GPU.
-void judge_all(std::vector<BinaryScan>& scans, const std::vector<GpuTarget>& gpus, const DriverTarget& driver,
-               const ArchRules& rules);
 
 }  // namespace cd

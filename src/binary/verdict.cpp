@@ -157,7 +157,7 @@ GpuVerdict judge_binary(const BinaryScan& scan, const GpuTarget& gpu, const Driv
   }
   if (loadable == 0 && dispatch_serves) worst = Verdict::native;
   out.containers_judged = loadable;
-  out.verdict = verdict_name(worst);
+  out.verdict = worst;
   out.kernels_failing.assign(kernels_failing.begin(), kernels_failing.end());
 
   std::set<std::string> sass, ptx;
@@ -201,6 +201,64 @@ GpuVerdict judge_binary(const BinaryScan& scan, const GpuTarget& gpu, const Driv
       break;
   }
   return out;
+}
+
+namespace {
+
+KernelImage image_of_arch(const std::string& arch) {
+  KernelImage img;
+  std::string rest = arch;
+  if (rest.starts_with("sm_")) img.kind = "sass", rest = rest.substr(3);
+  else if (rest.starts_with("compute_")) img.kind = "ptx", rest = rest.substr(8);
+  if (!rest.empty() && (rest.back() == 'a' || rest.back() == 'f')) img.suffix = rest.back(), rest.pop_back();
+  img.arch = std::atoi(rest.c_str());
+  return img;
+}
+
+}  // namespace
+
+Verdict judge_arch_list(const std::vector<std::string>& archs, int sm, const ArchRules& rules) {
+  std::vector<KernelImage> imgs;
+  for (const auto& a : archs) imgs.push_back(image_of_arch(a));
+  std::vector<const KernelImage*> ptrs;
+  for (const auto& i : imgs) ptrs.push_back(&i);
+  return judge_container(ptrs, GpuTarget{sm, ""}, DriverTarget{}, rules);
+}
+
+std::vector<std::vector<GpuVerdict>> judge_all(const std::vector<BinaryScan>& scans, const std::vector<GpuTarget>& gpus,
+                                               const DriverTarget& driver, const ArchRules& rules) {
+  std::vector<std::vector<GpuVerdict>> out;
+  for (const auto& s : scans) {
+    auto& row = out.emplace_back();
+    for (const auto& gpu : gpus) row.push_back(judge_binary(s, gpu, driver, rules));
+  }
+  return out;
+}
+
+// Not NLOHMANN_DEFINE_TYPE_*: those define inline functions, invisible to the other files that call these.
+void to_json(nlohmann::json& j, const GpuVerdict& v) {
+  j = {{"gpu", v.gpu},
+       {"sm", v.sm},
+       {"verdict", v.verdict},
+       {"detail", v.detail},
+       {"containers_judged", v.containers_judged},
+       {"containers_failing", v.containers_failing},
+       {"containers_jit", v.containers_jit},
+       {"containers_other_arch", v.containers_other_arch},
+       {"kernels_failing", v.kernels_failing}};
+}
+
+void from_json(const nlohmann::json& j, GpuVerdict& v) {
+  GpuVerdict d;
+  v.gpu = j.value("gpu", d.gpu);
+  v.sm = j.value("sm", d.sm);
+  v.verdict = j.value("verdict", d.verdict);
+  v.detail = j.value("detail", d.detail);
+  v.containers_judged = j.value("containers_judged", d.containers_judged);
+  v.containers_failing = j.value("containers_failing", d.containers_failing);
+  v.containers_jit = j.value("containers_jit", d.containers_jit);
+  v.containers_other_arch = j.value("containers_other_arch", d.containers_other_arch);
+  v.kernels_failing = j.value("kernels_failing", d.kernels_failing);
 }
 
 }  // namespace cd

@@ -6,8 +6,9 @@
 #include <thread>
 
 #include "cli/options.hpp"
-#include "util/errors.hpp"
+#include "derive/model.hpp"
 #include "kb/kb.hpp"
+#include "util/errors.hpp"
 #include "report/report.hpp"
 #include "rules/rules.hpp"
 #include "util/term.hpp"
@@ -63,17 +64,19 @@ Facts probe_for_check(const GlobalOptions& g, const CheckOptions& c) {
 int run_check(const GlobalOptions& g, const CheckOptions& c) {
   Facts facts = probe_for_check(g, c);
   const Kb& kb = Kb::get();
-  Findings findings = without_ignored(check_rules(facts, kb), g.ignore);
+  Model model = derive(facts, kb);
+  trace("derive");
+  Findings findings = without_ignored(check_rules(model, kb), g.ignore);
   trace("rules");
   if (g.json) {
-    print_out(render_json("check", findings, {{"facts", facts}}));
+    print_out(render_json("check", findings, {{"facts", facts_json(model)}}));
   } else if (g.markdown) {
-    print_out(render_check_markdown(facts, findings));
+    print_out(render_check_markdown(model, findings));
   } else {
     ReportOptions r;
     r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
     r.verbose = g.verbose;
-    print_out(render_check_text(facts, findings, r));
+    print_out(render_check_text(model, findings, r));
   }
   trace("report written");
   return exit_code_for(findings, g);

@@ -80,7 +80,7 @@ void print_report(const GlobalOptions& g, const Facts& facts, const Findings& fi
 
 // Binaries a kernel-image error names (a library path in the line, or a compiled
 // module as the traceback frame) are scanned here, so the rules can show their
-// sm_XX/compute_XX images and the verdict for this machine's GPUs. Only for live
+// sm_XX/compute_XX images and the verdict for this machine's GPUs (derive/). Only for live
 // facts: with --facts the paths belong to another machine.
 void scan_named_binaries(Facts& facts, const GlobalOptions& g) {
   if (!g.facts_file.empty()) return;
@@ -94,12 +94,7 @@ void scan_named_binaries(Facts& facts, const GlobalOptions& g) {
     }
   }
   if (paths.empty()) return;
-  std::vector<BinaryScan> scans;
-  for (const auto& p : paths) scans.push_back(scan_binary(p, false));
-  std::vector<GpuTarget> gpus;
-  for (const auto& gpu : facts.driver.gpus) gpus.push_back({gpu.cc_major * 10 + gpu.cc_minor, gpu.name});
-  judge_all(scans, gpus, {facts.driver.cuda_driver_version, facts.driver.nvml_driver_version}, arch_rules(Kb::get()));
-  facts.binaries.insert(facts.binaries.end(), scans.begin(), scans.end());
+  for (const auto& p : paths) facts.binaries.push_back(scan_binary(p, false));
 }
 
 int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log) {
@@ -107,7 +102,7 @@ int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log) {
   facts.log = std::move(log);
   if (!o.no_probe) scan_named_binaries(facts, g);
   const Kb& kb = Kb::get();
-  Findings findings = without_ignored(log_rules(facts, kb), g.ignore);
+  Findings findings = without_ignored(log_rules(derive(facts, kb), kb), g.ignore);
   print_report(g, facts, findings);
   return exit_code_for(findings, g);
 }

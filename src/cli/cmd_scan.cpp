@@ -9,6 +9,8 @@
 
 #include "binary/scan.hpp"
 #include "cli/options.hpp"
+#include "derive/judge_targets.hpp"
+#include "derive/model.hpp"
 #include "kb/arch.hpp"
 #include "kb/drivers.hpp"
 #include "kb/gpus.hpp"
@@ -51,8 +53,12 @@ DriverTarget driver_from_flag(const std::string& text, const Kb& kb) {
   return d;
 }
 
-// Default paths: every Python environment's site-packages and the toolkits' lib dirs.
-std::vector<std::string> default_paths(const Facts& facts, const Root& root) {
+// Default paths: every Python environment's site-packages and the toolkits' lib dirs
+// (probed into `facts`).
+std::vector<std::string> default_paths(Facts& facts, const ProbeOptions& popts) {
+  probe_pythons(facts, popts);
+  probe_toolkits(facts, popts);
+  const Root& root = popts.root;
   std::vector<std::string> in_root;
   for (const auto& env : facts.pythons) in_root.insert(in_root.end(), env.site_packages.begin(), env.site_packages.end());
   for (const auto& tk : facts.toolkit.toolkits) {
@@ -65,39 +71,28 @@ std::vector<std::string> default_paths(const Facts& facts, const Root& root) {
     std::string host = root.host_path(p);
     if (root.is_dir(p) && seen.insert(host).second) out.push_back(host);
   }
+  if (out.empty()) throw UsageError("no Python site-packages or CUDA toolkit found: name the files or directories to scan");
   return out;
 }
 
-int run_scan(const GlobalOptions& g, const ScanCli& c) {
-  const Kb& kb = Kb::get();
-  ProbeOptions popts = probe_options(g);
-  popts.driver_nvml_first = true;  // only the GPUs' compute capability and the driver's CUDA are needed
-  ScanReport report;
-  Facts facts;  // what the rules see: the targets and the scans
+// --gpu and --driver; empty when not given.
+JudgeTargets targets_from_flags(const ScanCli& c, const Kb& kb) {
+  JudgeTargets t;
+  if (!c.gpus.empty()) t.gpus = gpus_from_flags(c.gpus, kb), t.gpu_source = "--gpu";
+  if (!c.driver.empty()) t.driver = driver_from_flag(c.driver, kb), t.driver_source = "--driver";
+  return t;
+}
 
-  if (!c.gpus.empty()) {
-    report.gpus = gpus_from_flags(c.gpus, kb);
-    report.gpu_source = "--gpu";
-  }
-  if (!c.driver.empty()) {
-    report.driver = driver_from_flag(c.driver, kb);
-    report.driver_source = "--driver";
-  }
-  // The live GPUs and driver come from a child process (cuInit/NVML, ~0.25 s): read them
-  // while the files are scanned.
-  bool live = report.gpus.empty() || (c.gpus.empty() && c.driver.empty());
-  Facts live_facts;
-  std::future<void> driver_probe;
-  if (live) driver_probe = std::async(std::launch::async, [&] { probe_driver(live_facts, popts); });
+// This machine's GPUs and driver fill what the flags left open (the driver only when
+// neither flag was given: a --gpu question is about that GPU, not this driver).
+void add_live_targets(JudgeTargets& t, const ScanCli& c, const Model& live) {
+  if (t.gpus.empty()) t.gpus = live.targets, t.gpu_source = "this machine";
+  if (!c.gpus.empty() || !c.driver.empty()) return;
+  t.driver = live.driver_target;
+  if (t.driver.cuda || !t.driver.version.empty()) t.driver_source = "this machine";
+}
 
-  std::vector<std::string> paths = c.paths;
-  if (paths.empty()) {
-    probe_pythons(facts, popts);
-    probe_toolkits(facts, popts);
-    paths = default_paths(facts, popts.root);
-    if (paths.empty()) throw UsageError("no Python site-packages or CUDA toolkit found: name the files or directories to scan");
-  }
-
+void scan_files(const std::vector<std::string>& paths, const ScanCli& c, ScanReport& report) {
   Progress progress("scanning");
   ScanOptions sopts;
   sopts.kernels = c.kernels;
@@ -108,57 +103,50 @@ int run_scan(const GlobalOptions& g, const ScanCli& c) {
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.finish();
   for (const auto& e : report.stats.walk_errors) report.notes.push_back(e);
-  if (live) {
-    driver_probe.get();
-    if (report.gpus.empty()) {
-      for (const auto& gpu : live_facts.driver.gpus) {
-        int sm = gpu.cc_major * 10 + gpu.cc_minor;
-        if (sm && std::none_of(report.gpus.begin(), report.gpus.end(), [&](const GpuTarget& t) { return t.sm == sm; }))
-          report.gpus.push_back({sm, gpu.name});
-      }
-      report.gpu_source = "this machine";
-    }
-    if (c.gpus.empty() && c.driver.empty()) {
-      report.driver.cuda = live_facts.driver.cuda_driver_version;
-      report.driver.version = !live_facts.driver.nvml_driver_version.empty() ? live_facts.driver.nvml_driver_version
-                                                                             : live_facts.driver.module_version;
-      if (report.driver.cuda || !report.driver.version.empty()) report.driver_source = "this machine";
-    }
-  }
-  if (report.gpus.empty()) report.notes.push_back("no GPU found on this machine: listing images only (pass --gpu to judge)");
-  judge_all(report.binaries, report.gpus, report.driver, arch_rules(kb));
+}
 
-  // The arch rules judge exactly what the report shows: these GPUs, this driver, these scans.
-  facts.driver.gpus.clear();
-  for (const auto& t : report.gpus) {
-    GpuInfo info;
-    info.name = t.name;
-    info.cc_major = t.sm / 10;
-    info.cc_minor = t.sm % 10;
-    facts.driver.gpus.push_back(info);
-  }
-  facts.driver.cuda_driver_version = report.driver.cuda;
-  facts.driver.nvml_driver_version = report.driver.version;
-  facts.driver.module_version.clear();
-  facts.binaries = report.binaries;
-  facts.env.clear();
-  Findings findings = without_ignored(arch_rules(facts, kb), g.ignore);
-  sort_by_severity(findings);
+void print_scan(const GlobalOptions& g, const ScanReport& report, const Findings& findings) {
+  if (g.json) return print_out(render_scan_json(report, findings));
+  ReportOptions r;
+  r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
+  r.verbose = g.verbose;
+  print_out(render_scan_text(report, findings, r));
+}
 
-  if (g.json) {
-    print_out(render_scan_json(report, findings));
-  } else {
-    ReportOptions r;
-    r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
-    r.verbose = g.verbose;
-    print_out(render_scan_text(report, findings, r));
-  }
+// Nothing could be read at all (a missing path, one unreadable file): the tool could not run.
+int scan_exit_code(const ScanReport& report, const Findings& findings, const GlobalOptions& g) {
   bool unreadable = std::any_of(report.binaries.begin(), report.binaries.end(), [](const BinaryScan& b) { return !b.error.empty(); });
-  int rc = exit_code_for(findings, g);
-  // Nothing could be read at all (a missing path, one unreadable file): the tool could not run.
   bool nothing_read = report.stats.files_examined == 0 && !report.stats.walk_errors.empty();
+  int rc = exit_code_for(findings, g);
   if (rc == exit_code::ok && (nothing_read || (unreadable && report.binaries.size() == 1))) return exit_code::cannot_run;
   return rc;
+}
+
+int run_scan(const GlobalOptions& g, const ScanCli& c) {
+  const Kb& kb = Kb::get();
+  ProbeOptions popts = probe_options(g);
+  popts.driver_nvml_first = true;  // only the GPUs' compute capability and the driver's CUDA are needed
+  JudgeTargets targets = targets_from_flags(c, kb);
+  // The live GPUs and driver come from a child process (cuInit/NVML, ~0.25 s): read them while the files are scanned.
+  Facts live_facts, envs;  // envs: the Python environments and toolkits, for the default paths and the fixes
+  bool live = targets.gpus.empty() || (c.gpus.empty() && c.driver.empty());
+  std::future<void> driver_probe;
+  if (live) driver_probe = std::async(std::launch::async, [&] { probe_driver(live_facts, popts); });
+  std::vector<std::string> paths = c.paths.empty() ? default_paths(envs, popts) : c.paths;
+  ScanReport report;
+  scan_files(paths, c, report);
+  if (live) driver_probe.get(), add_live_targets(targets, c, derive(live_facts, kb));
+  if (targets.gpus.empty()) report.notes.push_back("no GPU found on this machine: listing images only (pass --gpu to judge)");
+  // The arch rules judge exactly what the report shows: these GPUs, this driver, these scans.
+  Facts facts = facts_for_judging(std::move(envs), targets, report.binaries);
+  Model model = derive(facts, kb);
+  Findings findings = without_ignored(arch_rules(model, kb), g.ignore);
+  sort_by_severity(findings);
+  report.gpus = targets.gpus, report.gpu_source = targets.gpu_source;
+  report.driver = targets.driver, report.driver_source = targets.driver_source;
+  report.verdicts = model.verdicts;
+  print_scan(g, report, findings);
+  return scan_exit_code(report, findings, g);
 }
 
 }  // namespace

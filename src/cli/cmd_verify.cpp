@@ -3,12 +3,12 @@
 // bench: the measurements alone, as an aligned table or --json.
 #include <unistd.h>
 
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "cli/options.hpp"
+#include "derive/model.hpp"
 #include "gpu/verify_runner.hpp"
+#include "probe/verify_env.hpp"
 #include "report/report.hpp"
 #include "rules/rules.hpp"
 #include "util/errors.hpp"
@@ -24,44 +24,14 @@ struct VerifyOptions {
   double step_timeout_s = 60;
 };
 
-// torch's interpreter (the first Python env with a CUDA torch) and the library dirs
-// its wheels bring (cu13 layout, then the per-library 12.x layout), then a toolkit.
-void find_environment(const GlobalOptions& g, gpu::VerifyPlan& plan) {
-  namespace fs = std::filesystem;
-  if (const char* dir = std::getenv("CUDA_DOCTOR_LIB_DIR"); dir && *dir) plan.lib_dirs.push_back(dir);
-  Facts facts;
-  ProbeOptions po = probe_options(g);
-  try {
-    probe_pythons(facts, po);
-  } catch (const std::exception&) {
-    // no Python facts: fall back to python3 on PATH below
-  }
-  for (const PythonEnv& env : facts.pythons) {
-    if (env.torch.version.empty() || env.interpreter.empty()) continue;
-    if (plan.python.empty() && !env.torch.cuda.empty()) plan.python = env.interpreter;
-    for (const std::string& sp : env.site_packages)
-      for (const char* sub : {"nvidia/cu13/lib", "nvidia/cublas/lib", "nvidia/nccl/lib"}) {
-        std::error_code ec;
-        if (fs::is_directory(fs::path(sp) / sub, ec)) plan.lib_dirs.push_back((fs::path(sp) / sub).string());
-      }
-  }
-  if (plan.python.empty()) {
-    std::string py = which("python3", po.env_or("PATH"));
-    if (!py.empty()) plan.python = py;
-  }
-  if (const char* py = std::getenv("CUDA_DOCTOR_PYTHON")) plan.python = py;  // "" disables the torch step
-  for (const char* dir : {"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"}) {
-    std::error_code ec;
-    if (fs::is_directory(dir, ec)) plan.lib_dirs.push_back(dir);
-  }
-}
-
 VerifyFacts run(const GlobalOptions& g, const VerifyOptions& o) {
   gpu::VerifyPlan plan;
   plan.exe = self_exe();
   plan.quick = o.quick;
   plan.step_timeout = std::chrono::milliseconds(static_cast<long long>(o.step_timeout_s * 1000));
-  find_environment(g, plan);
+  VerifyEnvironment env = find_verify_environment(probe_options(g));
+  plan.python = env.python;
+  plan.lib_dirs = env.lib_dirs;
   Progress progress("verify");
   size_t n = 0;
   plan.on_step = [&](const std::string& what) { progress.update(n++, 0, what); };
@@ -70,8 +40,8 @@ VerifyFacts run(const GlobalOptions& g, const VerifyOptions& o) {
   return v;
 }
 
-Color status_color(const std::string& s) {
-  return s == "pass" ? Color::green : s == "fail" ? Color::red : Color::gray;
+Color status_color(StepStatus s) {
+  return s == StepStatus::pass ? Color::green : s == StepStatus::fail ? Color::red : Color::gray;
 }
 
 std::string pad(const std::string& s, size_t w) {
@@ -115,7 +85,7 @@ std::string steps_text(const VerifyFacts& v, const Style& st) {
   for (const VerifyStep& s : v.steps) wn = std::max(wn, display_width(s.name)), wg = std::max(wg, display_width(s.gpu));
   std::string out;
   for (const VerifyStep& s : v.steps) {
-    const char* mark = s.status == "pass" ? "✔" : s.status == "fail" ? "✖" : "–";
+    const char* mark = s.status == StepStatus::pass ? "✔" : s.status == StepStatus::fail ? "✖" : "–";
     out += fmt::format("  {} {:<9} {}  {}  {:>6.2f} s  {}\n", st.paint(mark, status_color(s.status)), s.layer,
                        pad(s.name, wn), pad(s.gpu, wg), s.seconds, s.detail);
   }
@@ -129,7 +99,8 @@ void print_json(const std::string& kind, const VerifyFacts& v, const Findings& f
 int run_verify_cmd(const GlobalOptions& g, const VerifyOptions& o) {
   Facts facts;
   facts.verify = run(g, o);
-  Findings findings = without_ignored(verify_rules(facts, Kb::get()), g.ignore);
+  const Kb& kb = Kb::get();
+  Findings findings = without_ignored(verify_rules(derive(facts, kb), kb), g.ignore);
   const VerifyFacts& v = facts.verify;
   if (g.json) {
     print_json("verify", v, findings);
@@ -168,7 +139,7 @@ int run_bench_cmd(const GlobalOptions& g, const VerifyOptions& o) {
                                      : measurements_text(v, st));
   }
   for (const VerifyStep& s : v.steps)
-    if (s.status == "fail") return exit_code::errors;
+    if (s.status == StepStatus::fail) return exit_code::errors;
   return v.measurements.empty() ? exit_code::cannot_run : exit_code::ok;
 }
 

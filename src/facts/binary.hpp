@@ -1,7 +1,7 @@
 #pragma once
 // Layer 3: kernel images found inside binaries (src/binary scan), kept small: the
 // distinct images of each binary and the distinct container shapes ("groups"), so
-// the verdict per container can be recomputed from facts alone (rules/arch.cpp).
+// the verdict per container can be computed from facts alone (derive/, binary/verdict.hpp).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -37,19 +37,6 @@ struct ContainerGroup {
 };
 CD_JSON(ContainerGroup, count, images, kernels)
 
-struct GpuVerdict {
-  std::string gpu;      // "sm_90" (and the GPU's name when known: "sm_90 (NVIDIA H200)")
-  int sm = 0;
-  std::string verdict;  // native | jit | no_kernel_image | ptx_too_new | compression_unsupported | no_cuda_code
-  std::string detail;   // "needs sm_90 SASS or compute_≤90 PTX; has sm_75"
-  int containers_judged = 0;   // containers with SASS/PTX that could be meant for this GPU
-  int containers_failing = 0;  // of those, the ones that cannot serve it
-  int containers_jit = 0;      // containers served only by PTX JIT
-  int containers_other_arch = 0;  // single-architecture containers for other GPUs (runtime-dispatched), not counted as failing
-  std::vector<std::string> kernels_failing;  // --kernels: kernels that would not run
-};
-CD_JSON(GpuVerdict, gpu, sm, verdict, detail, containers_judged, containers_failing, containers_jit, containers_other_arch, kernels_failing)
-
 struct BinaryScan {
   std::string path;
   std::string package;  // "torch", "nvidia/cublas", "CUDA toolkit", "" when unknown
@@ -64,9 +51,8 @@ struct BinaryScan {
   // runtime never loads those containers as modules (cuobjdump does not list them).
   int dispatch_containers = 0;
   std::vector<KernelImage> dispatch_images;
-  std::vector<GpuVerdict> verdicts;    // filled by scan for its targets; check recomputes in rules
 };
 CD_JSON(BinaryScan, path, package, format, file_size, error, notes, containers, images, groups, dispatch_containers,
-        dispatch_images, verdicts)
+        dispatch_images)
 
 }  // namespace cd

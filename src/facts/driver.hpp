@@ -49,7 +49,6 @@ struct GpuInfo {
   int64_t remapping_failed = -1;         // 1: row remapping failed (the GPU needs service)
   int pcie_gen_current = 0, pcie_gen_max = 0;
   int pcie_width_current = 0, pcie_width_max = 0;
-  std::string sm() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 };
 CD_JSON(GpuInfo, nvml_index, cuda_index, name, uuid, pci_bus_id, cc_major, cc_minor, memory_total_mib, memory_used_mib,
         multiprocessors, persistence_mode, compute_mode, mig_mode, ecc_uncorrected_volatile, ecc_corrected_volatile,

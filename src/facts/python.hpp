@@ -25,10 +25,8 @@ struct TorchBuild {
   std::string hip;
   std::string git_version;
   std::string source;       // the version.py it was read from
-  std::vector<std::string> arch_list;  // recorded/deep: ['sm_75', ...]
-  std::string arch_list_source;        // "deep: torch.cuda.get_arch_list()", "recorded list for torch 2.11 cu130 wheels (kb)"
 };
-CD_JSON(TorchBuild, version, cuda, hip, git_version, source, arch_list, arch_list_source)
+CD_JSON(TorchBuild, version, cuda, hip, git_version, source)
 
 // Results of --deep: the interpreter really imports the framework.
 struct DeepCheck {

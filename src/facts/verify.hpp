@@ -19,10 +19,15 @@ struct Measurement {
 };
 CD_JSON(Measurement, name, gpu, value, unit, expected, expected_source, note, threshold)
 
+// JSON spells them "pass" / "fail" / "skip"; an unknown word reads as skip.
+enum class StepStatus { pass, fail, skip };
+NLOHMANN_JSON_SERIALIZE_ENUM(StepStatus, {{StepStatus::skip, "skip"}, {StepStatus::pass, "pass"}, {StepStatus::fail, "fail"}})
+inline const char* status_name(StepStatus s) { return s == StepStatus::pass ? "pass" : s == StepStatus::fail ? "fail" : "skip"; }
+
 struct VerifyStep {
   std::string layer;   // "driver", "device", "libs", "nccl", "framework"
   std::string name;    // "cuInit", "PTX JIT", "kernel correctness", "cuBLAS GEMM"
-  std::string status;  // "pass" | "fail" | "skip"
+  StepStatus status = StepStatus::skip;
   std::string detail;
   double seconds = 0;
   std::string gpu;     // "GPU 0", "all" or ""
@@ -49,11 +54,27 @@ struct VerifyGpu {
 CD_JSON(VerifyGpu, index, name, cc, sm_count, total_mem_gib, pci_bus_id, uuid, pcie_gen, pcie_width, pcie_max_gen,
         pcie_max_width)
 
+// How an NCCL attempt ended; JSON "pass" / "fail" / "timeout" / "crash" (unknown reads as fail).
+enum class NcclOutcome { pass, fail, timeout, crash };
+NLOHMANN_JSON_SERIALIZE_ENUM(NcclOutcome, {{NcclOutcome::fail, "fail"},
+                                           {NcclOutcome::pass, "pass"},
+                                           {NcclOutcome::timeout, "timeout"},
+                                           {NcclOutcome::crash, "crash"}})
+inline const char* outcome_name(NcclOutcome o) {
+  switch (o) {
+    case NcclOutcome::pass: return "pass";
+    case NcclOutcome::timeout: return "timeout";
+    case NcclOutcome::crash: return "crash";
+    case NcclOutcome::fail: break;
+  }
+  return "fail";
+}
+
 // NCCL all-reduce runs: the first attempt and the triage reruns.
 struct NcclAttempt {
   std::string label;        // "default", "NCCL_P2P_DISABLE=1", …
   std::vector<std::string> env;  // what was set for this attempt
-  std::string outcome;      // "pass" | "fail" | "timeout" | "crash"
+  NcclOutcome outcome = NcclOutcome::fail;
   std::string detail;
   double busbw_gbs = 0;     // at the largest size
   std::vector<std::string> transports;  // "P2P/CUMEM", "SHM", "NET/Socket" seen in NCCL_DEBUG=INFO

@@ -9,7 +9,7 @@ void cu_check(const CudaApi& api, CUresult r, const char* call) {
 }
 
 VerifyStep failed_step(std::string layer, std::string name, std::string gpu, const CuError& e, double seconds) {
-  VerifyStep s{std::move(layer), std::move(name), "fail", e.what(), seconds, std::move(gpu), e.code, e.name, ""};
+  VerifyStep s{std::move(layer), std::move(name), StepStatus::fail, e.what(), seconds, std::move(gpu), e.code, e.name, ""};
   if (e.code == 0) {  // not a CUresult: the library did not load, or a result was wrong
     s.finding = e.name == "WRONG_RESULT" ? "device.hardware_fault" : "driver.missing";
     return s;
@@ -23,11 +23,11 @@ VerifyStep failed_step(std::string layer, std::string name, std::string gpu, con
 }
 
 VerifyStep passed_step(std::string layer, std::string name, std::string gpu, std::string detail, double seconds) {
-  return VerifyStep{std::move(layer), std::move(name), "pass", std::move(detail), seconds, std::move(gpu), 0, "", ""};
+  return VerifyStep{std::move(layer), std::move(name), StepStatus::pass, std::move(detail), seconds, std::move(gpu), 0, "", ""};
 }
 
 VerifyStep skipped_step(std::string layer, std::string name, std::string gpu, std::string why) {
-  return VerifyStep{std::move(layer), std::move(name), "skip", std::move(why), 0, std::move(gpu), 0, "", ""};
+  return VerifyStep{std::move(layer), std::move(name), StepStatus::skip, std::move(why), 0, std::move(gpu), 0, "", ""};
 }
 
 DeviceBuffer::DeviceBuffer(const CudaApi& api, size_t bytes) : api_(api), bytes_(bytes) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kb/perf.hpp"
+#include "util/strings.hpp"
 
 namespace cd::gpu {
 
@@ -47,22 +48,11 @@ void add_expectations(VerifyFacts& v, const Kb& kb) {
              fmt::format("PCIe Gen{} x{}", g->pcie_gen, g->pcie_width), link->source);
       continue;
     }
-    if (!p) continue;
-    if (n == "dtod_copy_kernel" || n == "dtod_memcpy") {
-      expect(m, t, p->mem_bw_measured, p->mem_bw_datasheet, p->model + " memory copy", p->source);
-    } else if (n.rfind("gemm_", 0) == 0) {
-      bool full_size = n.size() > 5 && n.substr(n.size() - 5) == "_8192";
-      double datasheet = n.find("bf16") != std::string::npos   ? p->bf16_tflops
-                         : n.find("fp16") != std::string::npos ? p->fp16_tflops
-                         : n.find("tf32") != std::string::npos ? p->tf32_tflops
-                                                               : p->fp32_tflops;
-      double measured = n.find("bf16") != std::string::npos && full_size ? p->bf16_measured : 0;
-      expect(m, t, measured, datasheet, p->model + " dense", p->source, full_size);
-    } else if (n == "p2p_copy") {
-      expect(m, t, p->nvlink_p2p_gbs, 0, "NVLink P2P (only if this pair is NVLink-connected)", p->source, false);
-    } else if (n == "nccl_allreduce_busbw" && m.gpu.find("1 GiB") != std::string::npos) {
-      expect(m, t, p->nccl_allreduce_busbw, 0, "NVLink/NVSwitch ring, NVLS off", p->source);
-    }
+    // Which columns of the GPU's row this measurement is compared with: data/gpu_perf.toml [[measurement]].
+    const PerfMeasurement* col = p ? find_perf_measurement(kb, n, m.gpu) : nullptr;
+    if (!col) continue;
+    std::string what = replace_all(col->label, "{model}", p->model);
+    expect(m, t, perf_column(*p, col->measured), perf_column(*p, col->datasheet), what, p->source, col->judge);
   }
 }
 

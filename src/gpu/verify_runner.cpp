@@ -8,6 +8,7 @@
 #include "gpu/torch_check.hpp"
 #include "gpu/verify_expect.hpp"
 #include "gpu/verify_protocol.hpp"
+#include "kb/nccl.hpp"
 #include "util/subprocess.hpp"
 
 namespace cd::gpu {
@@ -67,7 +68,7 @@ void add_abnormal_end(VerifyFacts& v, const ChildRun& c, const std::string& laye
   VerifyStep s;
   s.layer = layer;
   s.name = what.empty() ? layer + " step" : what;
-  s.status = "fail";
+  s.status = StepStatus::fail;
   s.gpu = gpu;
   s.seconds = p.seconds;
   if (p.timed_out) {
@@ -94,7 +95,7 @@ void merge(VerifyFacts& v, const ChildReport& r) {
 
 bool passed(const ChildReport& r) {
   for (const VerifyStep& s : r.steps)
-    if (s.status == "fail") return false;
+    if (s.status == StepStatus::fail) return false;
   return !r.steps.empty();
 }
 
@@ -108,14 +109,15 @@ std::vector<std::vector<int>> parse_matrix(const std::string& text) {
 }
 
 VerifyStep skipped(std::string layer, std::string name, std::string why) {
-  return VerifyStep{std::move(layer), std::move(name), "skip", std::move(why), 0, "", 0, "", ""};
+  return VerifyStep{std::move(layer), std::move(name), StepStatus::skip, std::move(why), 0, "", 0, "", ""};
 }
 
 // Runs the NCCL step, then on failure the triage ladder until one attempt passes.
-void run_nccl(const VerifyPlan& plan, VerifyFacts& v) {
-  auto attempts = nccl_attempts();
+void run_nccl(const VerifyPlan& plan, const Kb& kb, VerifyFacts& v) {
+  const auto& attempts = nccl_triage(kb);
   for (size_t i = 0; i < attempts.size(); ++i) {
-    const auto& [label, env] = attempts[i];
+    const std::string& label = attempts[i].label;
+    const std::map<std::string, std::string>& env = attempts[i].env;
     if (plan.on_step) plan.on_step(i == 0 ? "NCCL all-reduce" : "NCCL triage: " + label);
     std::vector<std::string> argv = verify_argv(plan, "nccl", 0);
     if (i > 0) argv.insert(argv.end(), {"--nccl-sizes", "1048576,16777216"});  // triage: small and quick
@@ -134,12 +136,15 @@ void run_nccl(const VerifyPlan& plan, VerifyFacts& v) {
     a.label = label;
     for (const auto& [k, val] : env) a.env.push_back(k + "=" + val);
     a.transports = sum.transports;
-    a.outcome = c.proc.timed_out ? "timeout" : c.proc.signal ? "crash" : passed(c.report) ? "pass" : "fail";
+    a.outcome = c.proc.timed_out    ? NcclOutcome::timeout
+                : c.proc.signal     ? NcclOutcome::crash
+                : passed(c.report)  ? NcclOutcome::pass
+                                    : NcclOutcome::fail;
     for (const VerifyStep& s : c.report.steps)
-      if (s.status != "pass") a.detail = s.detail;
-    if (a.outcome == "timeout" || a.outcome == "crash")
+      if (s.status != StepStatus::pass) a.detail = s.detail;
+    if (a.outcome == NcclOutcome::timeout || a.outcome == NcclOutcome::crash)
       a.detail = fmt::format("{} in {}", c.proc.describe(), c.report.unfinished().empty() ? "NCCL" : c.report.unfinished());
-    if (!sum.warnings.empty() && a.outcome != "pass") a.detail += " | " + sum.warnings.front();
+    if (!sum.warnings.empty() && a.outcome != NcclOutcome::pass) a.detail += " | " + sum.warnings.front();
     for (const Measurement& m : c.report.measurements) a.busbw_gbs = std::max(a.busbw_gbs, m.value);
     if (i == 0) {
       v.nccl.library = c.report.values.count("nccl_library") ? c.report.values.at("nccl_library") : "";
@@ -148,11 +153,11 @@ void run_nccl(const VerifyPlan& plan, VerifyFacts& v) {
       if (c.report.values.count("nccl_ranks")) v.nccl.ranks = std::stoi(c.report.values.at("nccl_ranks"));
       merge(v, c.report);
       add_abnormal_end(v, c, "nccl", "all", "nccl.timeout_or_hang");
-      bool skipped_step = !c.report.steps.empty() && c.report.steps.back().status == "skip";
+      bool skipped_step = !c.report.steps.empty() && c.report.steps.back().status == StepStatus::skip;
       if (skipped_step) return;  // no NCCL in the environment
     }
     v.nccl.attempts.push_back(a);
-    if (a.outcome == "pass") {
+    if (a.outcome == NcclOutcome::pass) {
       v.nccl.working = label;
       break;
     }
@@ -162,7 +167,7 @@ void run_nccl(const VerifyPlan& plan, VerifyFacts& v) {
     s.layer = "nccl";
     s.name = "NCCL triage";
     s.gpu = "all";
-    s.status = v.nccl.working.empty() ? "fail" : "pass";
+    s.status = v.nccl.working.empty() ? StepStatus::fail : StepStatus::pass;
     s.detail = v.nccl.working.empty() ? "no transport worked: default, P2P off, SHM off, sockets all failed"
                                       : "works with " + v.nccl.working + " (the default failed)";
     v.steps.push_back(s);
@@ -180,20 +185,11 @@ void run_torch(const VerifyPlan& plan, VerifyFacts& v) {
   merge(v, c.report);
   add_abnormal_end(v, c, "framework", "", "device.hardware_fault");
   if (c.report.steps.empty() && c.proc.started && !c.proc.timed_out && !c.proc.signal)
-    v.steps.push_back(VerifyStep{"framework", "torch", "fail", "no result from " + plan.python + ": " + last_line(c.proc.err),
+    v.steps.push_back(VerifyStep{"framework", "torch", StepStatus::fail, "no result from " + plan.python + ": " + last_line(c.proc.err),
                                  c.proc.seconds, "", 0, "", "framework.import_failed"});
 }
 
 }  // namespace
-
-std::vector<std::pair<std::string, std::map<std::string, std::string>>> nccl_attempts() {
-  return {
-      {"default", {}},
-      {"NCCL_P2P_DISABLE=1", {{"NCCL_P2P_DISABLE", "1"}}},
-      {"NCCL_SHM_DISABLE=1", {{"NCCL_SHM_DISABLE", "1"}}},
-      {"sockets only", {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}, {"NCCL_IB_DISABLE", "1"}, {"NCCL_NET", "Socket"}}},
-  };
-}
 
 VerifyFacts run_verify(const VerifyPlan& plan_in, const Kb& kb) {
   VerifyPlan plan = plan_in;
@@ -239,7 +235,7 @@ VerifyFacts run_verify(const VerifyPlan& plan_in, const Kb& kb) {
       merge(v, p.report);
       add_abnormal_end(v, p, "device", "all", "device.hardware_fault");
       if (p.report.values.count("p2p")) v.p2p_access = parse_matrix(p.report.values.at("p2p"));
-      run_nccl(plan, v);
+      run_nccl(plan, kb, v);
       run_torch(plan, v);
     }
   }

@@ -26,8 +26,7 @@ struct VerifyPlan {
 
 VerifyFacts run_verify(const VerifyPlan& plan, const Kb& kb);
 
-// The NCCL triage ladder: environment of each attempt, in order (NCCL_NVLS_ENABLE=0
-// and NCCL_DEBUG=INFO are added to all).
-std::vector<std::pair<std::string, std::map<std::string, std::string>>> nccl_attempts();
+// The NCCL triage ladder is data/nccl.toml (kb/nccl.hpp); NCCL_NVLS_ENABLE=0 and
+// NCCL_DEBUG=INFO are added to every attempt.
 
 }  // namespace cd::gpu

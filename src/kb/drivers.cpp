@@ -26,6 +26,8 @@ DriversKb build_drivers(const Kb& kb) {
     d.datacenter_patterns.push_back(row_str(*row, "pattern"));
     if (d.datacenter_source.empty()) d.datacenter_source = row_str(*row, "source");
   }
+  if (const toml::table* def = kb_table(kb, "cuda_drivers")["defaults"].as_table())
+    d.default_branch = static_cast<int>(row_int(*def, "driver_branch").value_or(d.default_branch));
   return d;
 }
 
@@ -73,35 +75,6 @@ bool is_datacenter_gpu(const DriversKb& d, const std::string& name) {
   std::string n = words(name);
   return std::any_of(d.datacenter_patterns.begin(), d.datacenter_patterns.end(),
                      [&](const std::string& p) { return !p.empty() && contains(n, words(p)); });
-}
-
-DriverSummary summarize_driver(const DriverFacts& d, const DriversKb& kb) {
-  DriverSummary s;
-  auto take = [&](const std::string& v, const std::string& source) {
-    if (!s.driver.empty() || v.empty()) return;
-    if (auto parsed = Version::parse(v)) {
-      s.driver = *parsed;
-      s.driver_source = source;
-    }
-  };
-  take(d.nvml_driver_version, "NVML");
-  take(d.module_version, d.module_version_source);
-  for (const auto& lib : d.libraries)
-    if (!lib.stub && !lib.compat && lib.kind == "libcuda" && lib.linked) take(lib.version, lib.path);
-  for (const auto& lib : d.libraries)
-    if (!lib.stub && !lib.compat && lib.kind == "libcuda") take(lib.version, lib.path);
-  if (d.cuda_driver_version > 0) {
-    s.cuda = Version::from_cuda_int(d.cuda_driver_version);
-    s.cuda_source = "cuDriverGetVersion";
-  } else if (d.nvml_cuda_driver_version > 0) {
-    s.cuda = Version::from_cuda_int(d.nvml_cuda_driver_version);
-    s.cuda_source = "nvmlSystemGetCudaDriverVersion";
-  } else if (auto b = cuda_for_driver(kb, s.driver)) {
-    s.cuda = b->cuda;
-    s.cuda_source = "knowledge base: driver branch " + std::to_string(s.driver.major()) + " -> CUDA " +
-                    b->cuda.major_minor() + (b->exact ? "" : " (nearest known branch)") + " (data/cuda_drivers.toml)";
-  }
-  return s;
 }
 
 const std::vector<NvmlErrorInfo>& nvml_errors(const Kb& kb) {

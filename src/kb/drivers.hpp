@@ -47,6 +47,7 @@ struct DriversKb {
   std::vector<DriverBranch> branches;  // ascending by branch
   std::vector<std::string> datacenter_patterns;
   std::string datacenter_source;
+  int default_branch = 580;  // what the fixes install when nothing asks for a particular CUDA
 };
 
 const DriversKb& drivers_kb(const Kb& kb);
@@ -70,17 +71,6 @@ int branch_for_cuda(const DriversKb& d, const Version& cuda);
 
 // True when an NVML device name is a data-center GPU ("NVIDIA H200", "Tesla V100-SXM2-16GB").
 bool is_datacenter_gpu(const DriversKb& d, const std::string& name);
-
-// What a machine's driver is and which CUDA it supports, from the best source the facts
-// have: NVML / kernel module / library file name for the version; cuDriverGetVersion,
-// NVML, or (when the driver could not be asked) the branch table for the CUDA.
-struct DriverSummary {
-  Version driver;
-  std::string driver_source;  // "NVML", "/proc/driver/nvidia/version", a library path
-  Version cuda;               // empty when unknown
-  std::string cuda_source;    // "cuDriverGetVersion", "nvmlSystemGetCudaDriverVersion", "kb: R580 -> CUDA 13.0 …"
-};
-DriverSummary summarize_driver(const DriverFacts& d, const DriversKb& kb);
 
 const std::vector<NvmlErrorInfo>& nvml_errors(const Kb& kb);
 const NvmlErrorInfo* find_nvml_error(const Kb& kb, int code);

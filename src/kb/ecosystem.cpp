@@ -276,4 +276,14 @@ bool marker_applies(const std::string& marker, const std::string& machine, const
   return MarkerEval(marker, machine, extras).run();
 }
 
+const std::vector<CpuPackage>& cpu_packages(const Kb& kb) {
+  return kb.view<std::vector<CpuPackage>>("cpu_packages", [](const Kb& k) {
+    std::vector<CpuPackage> out;
+    for (const toml::table* row : kb_rows(k, "ecosystem", "cpu_package"))
+      out.push_back({row_str(*row, "name"), row_str(*row, "unless"), row_str(*row, "why"), row_strs(*row, "fix"),
+                     row_str(*row, "source")});
+    return out;
+  });
+}
+
 }  // namespace cd

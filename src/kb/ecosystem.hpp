@@ -20,6 +20,16 @@ struct EcosystemPin {
 };
 
 const std::vector<EcosystemPin>& ecosystem_pins(const Kb& kb);
+
+// A framework's CPU-only package and what replaces it (data/ecosystem.toml [[cpu_package]]).
+struct CpuPackage {
+  std::string name;    // "onnxruntime"
+  std::string unless;  // its CUDA package; installed next to it, nothing is wrong ("" = none)
+  std::string why;     // the evidence line
+  std::vector<std::string> fix;  // "{python} -m pip …"
+  std::string source;
+};
+const std::vector<CpuPackage>& cpu_packages(const Kb& kb);
 // The row for an installed package version: an exact release row, else the longest series prefix.
 std::optional<EcosystemPin> ecosystem_pin(const Kb& kb, const std::string& package, const std::string& version);
 // Whether `torch_version` satisfies the pin (local tags ignored).

@@ -1,5 +1,7 @@
 #include "kb/perf.hpp"
 
+#include <fnmatch.h>
+
 #include "kb/toml_access.hpp"
 
 namespace cd {
@@ -36,6 +38,12 @@ const PerfTable& perf_table(const Kb& kb) {
       p.source = row_str(*row, "source");
       t.pcie.push_back(std::move(p));
     }
+    for (const toml::table* row : kb_rows(k, "gpu_perf", "measurement")) {
+      PerfMeasurement m{row_str(*row, "name"), row_str(*row, "gpu_contains"), row_str(*row, "measured"),
+                        row_str(*row, "datasheet"), row_str(*row, "label"), true, row_str(*row, "source")};
+      if (auto judge = (*row)["judge"].value<bool>()) m.judge = *judge;
+      t.measurements.push_back(std::move(m));
+    }
     return t;
   });
 }
@@ -50,6 +58,24 @@ const PcieLinkPerf* find_pcie_perf(const Kb& kb, int gen) {
   for (const PcieLinkPerf& p : perf_table(kb).pcie)
     if (p.gen == gen) return &p;
   return nullptr;
+}
+
+const PerfMeasurement* find_perf_measurement(const Kb& kb, const std::string& name, const std::string& gpu) {
+  for (const PerfMeasurement& m : perf_table(kb).measurements)
+    if (fnmatch(m.name.c_str(), name.c_str(), 0) == 0 && gpu.find(m.gpu_contains) != std::string::npos) return &m;
+  return nullptr;
+}
+
+double perf_column(const GpuPerf& g, const std::string& column) {
+  static const std::pair<const char*, double GpuPerf::*> columns[] = {
+      {"mem_bw_datasheet", &GpuPerf::mem_bw_datasheet}, {"mem_bw_measured", &GpuPerf::mem_bw_measured},
+      {"bf16_tflops", &GpuPerf::bf16_tflops},           {"bf16_measured", &GpuPerf::bf16_measured},
+      {"fp16_tflops", &GpuPerf::fp16_tflops},           {"tf32_tflops", &GpuPerf::tf32_tflops},
+      {"fp32_tflops", &GpuPerf::fp32_tflops},           {"nvlink_p2p_gbs", &GpuPerf::nvlink_p2p_gbs},
+      {"nccl_allreduce_busbw", &GpuPerf::nccl_allreduce_busbw}};
+  for (const auto& [name, member] : columns)
+    if (column == name) return g.*member;
+  return 0;
 }
 
 }  // namespace cd

@@ -17,6 +17,17 @@ struct GpuPerf {
   std::string source;
 };
 
+// Which figures of a GpuPerf row a verify measurement is compared with.
+struct PerfMeasurement {
+  std::string name;          // glob over the measurement name ("gemm_bf16_*")
+  std::string gpu_contains;  // and its gpu field must contain this ("" = any)
+  std::string measured;      // column of a measured ceiling ("" = none)
+  std::string datasheet;     // column of a datasheet figure ("" = none)
+  std::string label;         // "{model} memory copy"
+  bool judge = true;         // false: shown, never reported below expected
+  std::string source;
+};
+
 struct PcieLinkPerf {
   int gen = 0;
   double x16_theoretical = 0, x16_measured = 0;  // GB/s one direction
@@ -29,11 +40,16 @@ struct PerfTable {
   std::string judgement_source;
   std::vector<GpuPerf> gpus;
   std::vector<PcieLinkPerf> pcie;
+  std::vector<PerfMeasurement> measurements;
 };
 
 const PerfTable& perf_table(const Kb& kb);
 // The first row whose `match` occurs in `device_name`, or nullptr.
 const GpuPerf* find_gpu_perf(const Kb& kb, const std::string& device_name);
 const PcieLinkPerf* find_pcie_perf(const Kb& kb, int gen);
+// The first [[measurement]] row for a measurement name and gpu field, or nullptr.
+const PerfMeasurement* find_perf_measurement(const Kb& kb, const std::string& name, const std::string& gpu);
+// A GpuPerf column by its data/gpu_perf.toml name ("bf16_tflops"); 0 when unknown or absent.
+double perf_column(const GpuPerf& g, const std::string& column);
 
 }  // namespace cd

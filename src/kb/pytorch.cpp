@@ -12,6 +12,7 @@ struct TorchTables {
   std::vector<TorchRelease> releases;
   std::vector<TorchWheel> wheels;
   std::string index_url;
+  TorchDefaults defaults;
 };
 
 const TorchTables& tables(const Kb& kb) {
@@ -43,6 +44,11 @@ const TorchTables& tables(const Kb& kb) {
     }
     if (const toml::table* idx = kb_table(k, "pytorch")["index"].as_table()) t.index_url = row_str(*idx, "url");
     if (t.index_url.empty()) t.index_url = "https://download.pytorch.org/whl/{variant}";
+    if (const toml::table* d = kb_table(k, "pytorch")["defaults"].as_table()) {
+      t.defaults.unknown_release = row_str(*d, "unknown_release", t.defaults.unknown_release);
+      t.defaults.upgrade = row_str(*d, "upgrade", t.defaults.upgrade);
+      t.defaults.source = row_str(*d, "source");
+    }
     return t;
   });
 }
@@ -53,6 +59,8 @@ std::string major_minor(const std::string& version) {
 }
 
 }  // namespace
+
+const TorchDefaults& torch_defaults(const Kb& kb) { return tables(kb).defaults; }
 
 std::optional<TorchRelease> torch_release(const Kb& kb, const std::string& torch_version) {
   std::string mm = major_minor(torch_version);

@@ -29,6 +29,14 @@ struct TorchWheel {
   std::string source;
 };
 
+// Variants the fixes name when the installed release says nothing better (data/pytorch.toml [defaults]).
+struct TorchDefaults {
+  std::string unknown_release = "cu128";  // the release is not in the table
+  std::string upgrade = "cu130";          // "upgrade torch"
+  std::string source;
+};
+const TorchDefaults& torch_defaults(const Kb& kb);
+
 // The release row for a torch version ("2.11.0+cu130" -> the "2.11" row).
 std::optional<TorchRelease> torch_release(const Kb& kb, const std::string& torch_version);
 // The wheel row for a torch version and variant ("cu130").

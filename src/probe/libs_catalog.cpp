@@ -2,25 +2,17 @@
 
 #include <cctype>
 
+#include "kb/libraries.hpp"
+
 namespace cd {
 
 const std::vector<CudaLibFamily>& cuda_lib_families() {
-  // Wheel names: pypi.org/project/nvidia-<x>(-cu12|-cu13); toolkit keys: the
-  // component names of /usr/local/cuda/version.json (CUDA 11.1+).
-  static const std::vector<CudaLibFamily> families = {
-      {"cudart", "cudart", false, "nvidia-cuda-runtime", "cuda_cudart"},
-      {"cublas", "cublas", false, "nvidia-cublas", "libcublas"},
-      {"cublasLt", "cublasLt", false, "nvidia-cublas", "libcublas"},
-      {"cudnn", "cudnn", true, "nvidia-cudnn", ""},
-      {"nccl", "nccl", false, "nvidia-nccl", ""},
-      {"cufft", "cufft", false, "nvidia-cufft", "libcufft"},
-      {"curand", "curand", false, "nvidia-curand", "libcurand"},
-      {"cusolver", "cusolver", false, "nvidia-cusolver", "libcusolver"},
-      {"cusparse", "cusparse", false, "nvidia-cusparse", "libcusparse"},
-      {"nvrtc", "nvrtc", false, "nvidia-cuda-nvrtc", "cuda_nvrtc"},
-      {"nvJitLink", "nvJitLink", false, "nvidia-nvjitlink", "libnvjitlink"},
-      {"cupti", "cupti", false, "nvidia-cuda-cupti", "cuda_cupti"},
-  };
+  // data/libraries.toml of the built-in knowledge base, read once: every file name met is checked.
+  static const std::vector<CudaLibFamily> families = [] {
+    std::vector<CudaLibFamily> out;
+    for (const auto& f : library_families(Kb::get())) out.push_back({f.name, f.stem, f.sublibs, f.wheel, f.toolkit_key});
+    return out;
+  }();
   return families;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA libraries the libs probe tracks, how their files are named, and which
 // pip wheel / toolkit component ships each (NVIDIA's PyPI package names; the CUDA
-// toolkit's version.json component keys).
+// toolkit's version.json component keys): the table is data/libraries.toml.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -4,9 +4,6 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include "binary/scan.hpp"
-#include "binary/targets.hpp"
-#include "kb/arch.hpp"
 #include "kb/kb.hpp"
 #include "probe/probe.hpp"
 #include "util/trace.hpp"
@@ -26,7 +23,7 @@ void timed(Facts& facts, const char* name, Fn&& fn) {
 }  // namespace
 
 Facts probe_all(const ProbeOptions& opts) {
-  // The knowledge base (rules and verdicts need it) parses while the probes run.
+  // The knowledge base (derive and rules need it) parses while the probes run.
   auto kb_ready = std::async(std::launch::async, [] { Kb::get(); });
   Facts facts;
   facts.collected_at = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
@@ -60,9 +57,6 @@ Facts probe_all(const ProbeOptions& opts) {
   facts.probe_seconds.insert(driver_part.probe_seconds.begin(), driver_part.probe_seconds.end());
 
   kb_ready.get();
-  // The verdict of every scanned binary on this machine's GPUs (binary/verdict.hpp).
-  judge_all(facts.binaries, gpu_targets_of(facts), driver_target_of(facts), arch_rules(Kb::get()));
-  trace("verdicts");
   return facts;
 }
 

@@ -4,9 +4,6 @@
 #include <future>
 #include <set>
 
-#include <fmt/format.h>
-
-#include "kb/pytorch.hpp"
 #include "probe/probe.hpp"
 #include "probe/python_deep.hpp"
 #include "probe/python_envs.hpp"
@@ -16,19 +13,6 @@
 namespace cd {
 
 namespace {
-
-// The kb's recorded arch list for the installed wheel (until a binary scan or --deep says better).
-// Only for PyTorch's own wheels: conda builds choose their own arch lists.
-void fill_recorded_arch_list(TorchBuild& torch, const std::string& installer) {
-  if (torch.cuda.empty() || installer == "conda") return;
-  const Kb& kb = Kb::get();
-  std::string variant = torch_variant(kb, torch.version, torch.cuda);
-  auto wheel = torch_wheel(kb, torch.version, variant);
-  if (!wheel) return;
-  torch.arch_list = wheel->arch_list;
-  torch.arch_list_source =
-      fmt::format("recorded list for torch {} {} wheels (kb: {})", wheel->torch, variant, wheel->arch_source);
-}
 
 PythonEnv read_env(const Root& root, const EnvLocation& loc) {
   PythonEnv env;
@@ -47,10 +31,6 @@ PythonEnv read_env(const Root& root, const EnvLocation& loc) {
     if (env.torch.version.empty() && (seen.count("torch") || root.is_file(path_join(dir, "torch/version.py"))))
       env.torch = read_torch_version_py(root, dir);
   }
-  std::string installer;
-  for (const auto& p : env.packages)
-    if (p.name == "torch") installer = p.installer;
-  fill_recorded_arch_list(env.torch, installer);
   return env;
 }
 
@@ -91,10 +71,6 @@ void probe_pythons(Facts& facts, const ProbeOptions& opts) {
     PythonEnv& env = facts.pythons[i];
     env.deep_jax = jax_runs[i].get();
     env.deep = runs[i].get();
-    if (env.deep.ran && !env.deep.arch_list.empty()) {
-      env.torch.arch_list = env.deep.arch_list;
-      env.torch.arch_list_source = "deep: torch._C._cuda_getArchFlags()";
-    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "kb/gpus.hpp"
 #include "report/report.hpp"
 #include "util/root.hpp"
 #include "util/strings.hpp"
@@ -27,27 +28,28 @@ struct Out {
 
 std::string mib_to_gib(uint64_t mib) { return fmt::format("{:.1f} GiB", static_cast<double>(mib) / 1024.0); }
 
-void driver_layer(Out& o, const Facts& f) {
+void driver_layer(Out& o, const Model& m) {
+  const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
   o.heading("1. Driver and GPUs");
-  if (!d.module_loaded && d.libraries.empty() && d.gpus.empty()) {
+  if (!m.driver.found) {
     o.row("driver", o.st.paint("no NVIDIA driver found", Color::red));
   } else {
-    std::string drv = !d.nvml_driver_version.empty() ? d.nvml_driver_version : d.module_version;
-    o.row("driver", drv.empty() ? "unknown" : drv, !d.nvml_driver_version.empty() ? "NVML" : d.module_version_source);
+    const std::string& drv = m.driver.version.text;
+    o.row("driver", drv.empty() ? "unknown" : drv, m.driver.version_source);
     if (!d.module_version.empty() && d.module_version != drv) o.row("kernel module", d.module_version, d.module_version_source);
     for (const auto& lib : d.libraries)
       o.row(lib.kind, fmt::format("{}{}", lib.version, lib.stub ? " (stub)" : ""), lib.path);
-    if (d.cuda_driver_version > 0)
-      o.row("max CUDA (driver)", Version::from_cuda_int(d.cuda_driver_version).major_minor(),
-            "cuDriverGetVersion; this is what nvidia-smi calls \"CUDA Version\", not an installed toolkit");
+    if (!m.driver.cuda.empty())
+      o.row("max CUDA (driver)", m.driver.cuda.major_minor(),
+            m.driver.cuda_source + "; this is what nvidia-smi calls \"CUDA Version\", not an installed toolkit");
     if (d.cu_init_status > 0) o.row("cuInit", o.st.paint(d.cu_init_error, Color::red));
     if (!d.nvml_error.empty()) o.row("NVML", o.st.paint(d.nvml_error, Color::yellow));
     if (!d.query_error.empty()) o.row("driver query", o.st.paint(d.query_error, Color::red));
   }
-  for (const auto& g : d.gpus) {
-    std::string where = fmt::format("GPU {}", g.cuda_index >= 0 ? g.cuda_index : g.nvml_index);
-    o.row(where, fmt::format("{}  {}  cc {}.{}  {}", g.name, g.sm(), g.cc_major, g.cc_minor, mib_to_gib(g.memory_total_mib)));
+  for (const auto& mg : m.gpus) {
+    const GpuInfo& g = *mg.info;
+    o.row(fmt::format("GPU {}", mg.index), fmt::format("{}  {}  cc {}  {}", g.name, sm_name(mg.sm), cc_name(mg.sm), mib_to_gib(g.memory_total_mib)));
     std::vector<std::string> bits;
     if (!g.pci_bus_id.empty()) bits.push_back(g.pci_bus_id);
     if (g.cuda_index >= 0 && g.nvml_index >= 0 && g.cuda_index != g.nvml_index)
@@ -83,31 +85,30 @@ void toolkit_layer(Out& o, const Facts& f) {
           fmt::format("{}, {}", hc.path, hc.source == "PATH" ? hc.kind + " on PATH" : "$" + hc.source));
 }
 
-void arch_layer(Out& o, const Facts& f) {
+void arch_layer(Out& o, const Model& m) {
+  const Facts& f = m.facts;
   o.heading("3. GPU architecture vs kernel images");
-  const auto& gpus = f.driver.gpus;
-  if (gpus.empty()) o.line("no GPU visible: nothing to match kernel images against (cuda-doctor scan --gpu sm_XY asks for one)");
-  for (const auto& g : gpus) {
+  if (m.gpus.empty()) o.line("no GPU visible: nothing to match kernel images against (cuda-doctor scan --gpu sm_XY asks for one)");
+  for (const auto& g : m.gpus) {
     // package -> verdict -> number of binaries
-    std::map<std::string, std::map<std::string, int>> per_package;
-    for (const auto& b : f.binaries)
-      for (const auto& v : b.verdicts)
-        if (v.sm == g.cc_major * 10 + g.cc_minor && v.verdict != "no_cuda_code")
-          per_package[b.package.empty() ? path_basename(b.path) : b.package][v.verdict]++;
-    o.row(fmt::format("GPU {} {}", g.cuda_index >= 0 ? g.cuda_index : g.nvml_index, g.sm()),
-          per_package.empty() ? "no framework binaries with kernel images scanned" : "");
+    std::map<std::string, std::map<Verdict, int>> per_package;
+    for (size_t i = 0; i < f.binaries.size(); ++i)
+      for (const auto& v : m.verdicts[i])
+        if (v.sm == g.sm && v.verdict != Verdict::no_cuda_code)
+          per_package[f.binaries[i].package.empty() ? path_basename(f.binaries[i].path) : f.binaries[i].package][v.verdict]++;
+    o.row(fmt::format("GPU {} {}", g.index, sm_name(g.sm)), per_package.empty() ? "no framework binaries with kernel images scanned" : "");
     for (const auto& [pkg, verdicts] : per_package) {
       std::vector<std::string> parts;
       for (const auto& [verdict, n] : verdicts) {
-        Color c = verdict == "native" ? Color::green : verdict == "jit" ? Color::yellow : Color::red;
-        parts.push_back(o.st.paint(fmt::format("{} ×{}", verdict, n), c));
+        Color c = verdict == Verdict::native ? Color::green : verdict == Verdict::jit ? Color::yellow : Color::red;
+        parts.push_back(o.st.paint(fmt::format("{} ×{}", verdict_name(verdict), n), c));
       }
       o.row("  " + pkg, join(parts, "  "));
     }
   }
-  for (const auto& py : f.pythons)
-    if (!py.torch.version.empty() && !py.torch.arch_list.empty())
-      o.row("torch " + py.torch.version, "built for " + join(py.torch.arch_list, " "), py.torch.arch_list_source);
+  for (const auto& e : m.envs)
+    if (!e.env->torch.version.empty() && !e.torch_arch_list.empty())
+      o.row("torch " + e.env->torch.version, "built for " + join(e.torch_arch_list, " "), e.torch_arch_list_source);
 }
 
 // "nvidia-cudnn-cu13" -> "cudnn-cu13": the wheels' common prefix adds nothing.
@@ -189,13 +190,14 @@ void probe_times(Out& o, const Facts& f) {
 
 }  // namespace
 
-std::string render_check_text(const Facts& facts, const std::vector<Finding>& findings, const ReportOptions& opts) {
+std::string render_check_text(const Model& m, const std::vector<Finding>& findings, const ReportOptions& opts) {
+  const Facts& facts = m.facts;
   Out o{opts.style, {}};
   o.text += o.st.paint("cuda-doctor", Color::bold) +
             fmt::format("  {} {} {}", facts.host.hostname, facts.host.os, facts.root != "/" ? "(root " + facts.root + ")" : "") + "\n";
-  driver_layer(o, facts);
+  driver_layer(o, m);
   toolkit_layer(o, facts);
-  arch_layer(o, facts);
+  arch_layer(o, m);
   framework_layer(o, facts);
   if (opts.verbose) {
     for (const auto& n : facts.notes) o.row("note " + n.probe, n.message);
@@ -208,14 +210,13 @@ std::string render_check_text(const Facts& facts, const std::vector<Finding>& fi
   return o.text;
 }
 
-std::string render_check_markdown(const Facts& facts, const std::vector<Finding>& findings) {
+std::string render_check_markdown(const Model& m, const std::vector<Finding>& findings) {
+  const Facts& facts = m.facts;
   std::string out = fmt::format("## cuda-doctor check: {} ({})\n\n", facts.host.hostname, facts.host.os);
   out += "| layer | state |\n|---|---|\n";
-  std::string drv = !facts.driver.nvml_driver_version.empty() ? facts.driver.nvml_driver_version : facts.driver.module_version;
-  out += fmt::format("| driver | {} |\n", drv.empty() ? "none" : drv);
-  if (facts.driver.cuda_driver_version)
-    out += fmt::format("| driver max CUDA | {} |\n", Version::from_cuda_int(facts.driver.cuda_driver_version).major_minor());
-  for (const auto& g : facts.driver.gpus) out += fmt::format("| GPU {} | {} ({}) |\n", g.cuda_index, g.name, g.sm());
+  out += fmt::format("| driver | {} |\n", m.driver.version.empty() ? "none" : m.driver.version.text);
+  if (!m.driver.cuda.empty()) out += fmt::format("| driver max CUDA | {} |\n", m.driver.cuda.major_minor());
+  for (const auto& g : m.gpus) out += fmt::format("| GPU {} | {} ({}) |\n", g.index, g.info->name, sm_name(g.sm));
   for (const auto& t : facts.toolkit.toolkits) out += fmt::format("| toolkit {} | `{}` |\n", t.version, t.root);
   for (const auto& py : facts.pythons)
     if (!py.torch.version.empty()) out += fmt::format("| torch | {} (`{}`) |\n", py.torch.version, py.interpreter);

@@ -1,10 +1,11 @@
 #pragma once
-// Renderers: facts + findings -> text / JSON / Markdown. No logic about what is wrong.
+// Renderers: model (facts and derived values) + findings -> text / JSON / Markdown. No logic
+// about what is wrong, no derived values of their own.
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "facts/facts.hpp"
+#include "derive/model.hpp"
 #include "facts/finding.hpp"
 #include "util/term.hpp"
 
@@ -16,8 +17,8 @@ struct ReportOptions {
 };
 
 // `check`: the four layers side by side, then the findings, errors first.
-std::string render_check_text(const Facts& facts, const std::vector<Finding>& findings, const ReportOptions& opts);
-std::string render_check_markdown(const Facts& facts, const std::vector<Finding>& findings);
+std::string render_check_text(const Model& model, const std::vector<Finding>& findings, const ReportOptions& opts);
+std::string render_check_markdown(const Model& model, const std::vector<Finding>& findings);
 
 // Findings alone (explain, verify, scan): grouped by severity, each with evidence and fix.
 std::string render_findings_text(const std::vector<Finding>& findings, const ReportOptions& opts);

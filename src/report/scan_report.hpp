@@ -11,7 +11,8 @@
 namespace cd {
 
 struct ScanReport {
-  std::vector<BinaryScan> binaries;  // verdicts filled, one per GPU
+  std::vector<BinaryScan> binaries;
+  std::vector<std::vector<GpuVerdict>> verdicts;  // [binary][gpu] (binary/verdict.hpp)
   std::vector<GpuTarget> gpus;
   std::string gpu_source;            // "this machine", "--gpu"
   DriverTarget driver;

@@ -10,18 +10,24 @@
 namespace cd {
 namespace {
 
-Color verdict_color(const std::string& v) {
-  if (v == "native") return Color::green;
-  if (v == "jit") return Color::yellow;
-  if (v == "no_cuda_code") return Color::gray;
+Color verdict_color(Verdict v) {
+  if (v == Verdict::native) return Color::green;
+  if (v == Verdict::jit) return Color::yellow;
+  if (v == Verdict::no_cuda_code) return Color::gray;
   return Color::red;
 }
 
 std::string verdict_text(const GpuVerdict& v) {
-  if (v.verdict != "native" && v.verdict != "no_cuda_code" && v.containers_failing < v.containers_judged)
-    return fmt::format("{} in {}/{}", v.verdict, v.verdict == "jit" ? v.containers_jit : v.containers_failing,
+  if (v.verdict != Verdict::native && v.verdict != Verdict::no_cuda_code && v.containers_failing < v.containers_judged)
+    return fmt::format("{} in {}/{}", verdict_name(v.verdict), v.verdict == Verdict::jit ? v.containers_jit : v.containers_failing,
                        v.containers_judged);
-  return v.verdict;
+  return verdict_name(v.verdict);
+}
+
+const std::vector<GpuVerdict>& verdicts_of(const ScanReport& r, const BinaryScan* b) {
+  static const std::vector<GpuVerdict> none;
+  size_t i = static_cast<size_t>(b - r.binaries.data());
+  return i < r.verdicts.size() ? r.verdicts[i] : none;
 }
 
 std::string human_bytes(uint64_t b) {
@@ -88,7 +94,7 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
       }
       auto [sass, ptx] = arch_lists(*b);
       std::vector<std::string> verdicts;
-      for (const auto& v : b->verdicts)
+      for (const auto& v : verdicts_of(r, b))
         verdicts.push_back(fmt::format("sm_{} {}", v.sm, st.paint(verdict_text(v), verdict_color(v.verdict))));
       out += fmt::format("  {}{}  {:>5} ctr  SASS {}  PTX {}{}\n", name, pad, b->containers, sass, ptx,
                          verdicts.empty() ? "" : "  → " + join(verdicts, ", "));
@@ -113,16 +119,23 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
                      std::count_if(r.binaries.begin(), r.binaries.end(), [](const BinaryScan& b) { return b.containers > 0; }),
                      containers, r.stats.files_examined, human_bytes(r.stats.bytes), r.seconds);
   for (const auto& g : r.gpus) {
-    std::map<std::string, int> count;
+    std::map<Verdict, int> count;
     for (const auto& b : r.binaries)
-      for (const auto& v : b.verdicts)
-        if (v.sm == g.sm && v.verdict != "no_cuda_code") ++count[v.verdict];
+      for (const auto& v : verdicts_of(r, &b))
+        if (v.sm == g.sm && v.verdict != Verdict::no_cuda_code) ++count[v.verdict];
     std::vector<std::string> parts;
-    for (const auto& [v, n] : count) parts.push_back(st.paint(fmt::format("{} {}", n, v), verdict_color(v)));
+    for (const auto& [v, n] : count) parts.push_back(st.paint(fmt::format("{} {}", n, verdict_name(v)), verdict_color(v)));
     out += fmt::format("        {}: {}\n", g.label(), parts.empty() ? "nothing to run" : join(parts, ", "));
   }
   bool any = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity != Severity::ok; });
   if (any) out += "\n" + render_findings_text(findings, opts) + summary_line(findings) + "\n";
+  return out;
+}
+
+// The scanned binaries, each with its verdicts (the schema has always nested them there).
+nlohmann::json binaries_json(const ScanReport& r) {
+  nlohmann::json out = r.binaries;
+  for (size_t i = 0; i < out.size(); ++i) out[i]["verdicts"] = verdicts_of(r, &r.binaries[i]);
   return out;
 }
 
@@ -133,7 +146,7 @@ std::string render_scan_json(const ScanReport& r, const std::vector<Finding>& fi
       {"gpus", gpus},
       {"gpu_source", r.gpu_source},
       {"driver", {{"version", r.driver.version}, {"cuda", r.driver.cuda}, {"source", r.driver_source}}},
-      {"binaries", r.binaries},
+      {"binaries", binaries_json(r)},
       {"stats", {{"files_examined", r.stats.files_examined}, {"bytes", r.stats.bytes}, {"seconds", r.seconds},
                  {"walk_errors", r.stats.walk_errors}}},
       {"notes", r.notes}};

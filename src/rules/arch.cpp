@@ -1,14 +1,14 @@
 // arch.* findings (layer 3): kernel images in scanned binaries vs the GPUs and the
-// driver (verdicts from binary/verdict.hpp, recomputed here from facts), torch's
-// compiled arch list when no scan data exists, and TORCH_CUDA_ARCH_LIST.
+// driver (the model's verdicts, derive/), torch's compiled arch list when no scan data
+// exists, and TORCH_CUDA_ARCH_LIST.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "binary/targets.hpp"
 #include "binary/verdict.hpp"
+#include "derive/derive_parts.hpp"
 #include "kb/arch.hpp"
 #include "kb/drivers.hpp"
 #include "kb/gpus.hpp"
@@ -31,63 +31,17 @@ std::string gpu_evidence(const GpuTarget& g) {
   return fmt::format("GPU {} has compute capability {}", g.name.empty() ? sm_name(g.sm) : g.name, cc_name(g.sm));
 }
 
-// The Python environment whose site-packages holds `path` (longest match).
-const PythonEnv* env_for_path(const Facts& facts, const std::string& path) {
-  const PythonEnv* best = nullptr;
-  size_t best_len = 0;
-  for (const auto& env : facts.pythons)
-    for (const auto& sp : env.site_packages)
-      if (sp.size() > best_len && path.starts_with(sp + "/")) best = &env, best_len = sp.size();
-  return best;
-}
-
-std::string python_cmd(const PythonEnv* env) { return env && !env->interpreter.empty() ? env->interpreter : "python"; }
-
-KernelImage image_of_arch(const std::string& arch) {
-  // "sm_90a" / "compute_120" from torch.cuda.get_arch_list() or a wheel row.
-  KernelImage img;
-  std::string rest = arch;
-  if (rest.starts_with("sm_")) img.kind = "sass", rest = rest.substr(3);
-  else if (rest.starts_with("compute_")) img.kind = "ptx", rest = rest.substr(8);
-  if (!rest.empty() && (rest.back() == 'a' || rest.back() == 'f')) img.suffix = rest.back(), rest.pop_back();
-  img.arch = std::atoi(rest.c_str());
-  return img;
-}
-
-// Verdict of an arch list ("sm_86", "compute_90") on one GPU, driver limits aside.
-Verdict judge_arch_list(const std::vector<std::string>& archs, int sm, const ArchRules& rules) {
-  std::vector<KernelImage> imgs;
-  for (const auto& a : archs) imgs.push_back(image_of_arch(a));
-  std::vector<const KernelImage*> ptrs;
-  for (const auto& i : imgs) ptrs.push_back(&i);
-  return judge_container(ptrs, GpuTarget{sm, ""}, DriverTarget{}, rules);
-}
-
-// The newest torch wheel variant of this release with SASS for the GPU that the
-// driver can run ("cu128"); "" when none is known.
-std::string torch_variant_for(const Kb& kb, const std::string& torch_version, int sm, int driver_cuda) {
-  auto rel = torch_release(kb, torch_version);
-  if (!rel) return "";
-  const ArchRules& rules = arch_rules(kb);
-  for (auto it = rel->variants.rbegin(); it != rel->variants.rend(); ++it) {
-    auto cuda = cuda_from_tag(*it);
-    if (!cuda || (driver_cuda && cuda->cuda_int() > driver_cuda)) continue;
-    auto wheel = torch_wheel(kb, torch_version, *it);
-    if (wheel && judge_arch_list(wheel->arch_list, sm, rules) == Verdict::native) return *it;
-  }
-  return "";
-}
-
 std::string base_version(const std::string& v) { return v.substr(0, v.find('+')); }
 
 // Exact commands that give a binary kernels for the GPU.
-std::vector<std::string> rebuild_fix(const Facts& facts, const Kb& kb, const BinaryScan& b, const GpuTarget& g,
-                                     const DriverTarget& d) {
+std::vector<std::string> rebuild_fix(const Model& m, const Kb& kb, const BinaryScan& b, const GpuTarget& g) {
+  const Facts& facts = m.facts;
   std::vector<std::string> fix;
-  const PythonEnv* env = env_for_path(facts, b.path);
+  const EnvModel* em = m.env_for_path(b.path);
+  const PythonEnv* env = em ? em->env : nullptr;
   std::string cc = cc_name(g.sm);
   if (env && b.package == "torch" && !env->torch.version.empty()) {
-    std::string variant = torch_variant_for(kb, env->torch.version, g.sm, d.cuda);
+    std::string variant = torch_variant_for(kb, env->torch.version, m.driver.cuda, g.sm).variant;
     if (!variant.empty()) {
       fix.push_back(fmt::format("# torch {} has a {} wheel built for {}", base_version(env->torch.version), variant, sm_name(g.sm)));
       fix.push_back(fmt::format("{} -m pip install --force-reinstall torch=={} --index-url {}", python_cmd(env),
@@ -96,7 +50,7 @@ std::vector<std::string> rebuild_fix(const Facts& facts, const Kb& kb, const Bin
     }
     fix.push_back(fmt::format("# no {} wheel of torch {} is known to carry {}: upgrade torch", "official",
                               base_version(env->torch.version), sm_name(g.sm)));
-    fix.push_back(fmt::format("{} -m pip install --upgrade torch --index-url {}", python_cmd(env), torch_index_url(kb, "cu130")));
+    fix.push_back(fmt::format("{} -m pip install --upgrade torch --index-url {}", python_cmd(env), torch_index_url(kb, torch_defaults(kb).upgrade)));
     return fix;
   }
   if (const SmToolkit* tk = toolkit_for_sm(arch_rules(kb), g.sm); tk && !tk->first_cuda.empty())
@@ -149,19 +103,19 @@ struct Group {
   bool all_fail = false;  // some binary with every container failing
 };
 
-void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarget>& gpus, const DriverTarget& drv,
-                     Findings& out) {
-  const ArchRules& rules = arch_rules(kb);
+void binary_findings(const Model& m, const Kb& kb, Findings& out) {
+  const std::vector<GpuTarget>& gpus = m.targets;
+  const DriverTarget& drv = m.driver_target;
   // (verdict, sm, package or path) -> binaries
-  std::map<std::tuple<std::string, int, std::string>, Group> groups;
-  for (const auto& b : facts.binaries)
-    for (const auto& g : gpus) {
-      GpuVerdict v = judge_binary(b, g, drv, rules);
-      if (v.verdict == "native" || v.verdict == "no_cuda_code") continue;
-      Group& grp = groups[{v.verdict, g.sm, b.package.empty() ? b.path : b.package}];
+  std::map<std::tuple<Verdict, int, std::string>, Group> groups;
+  for (size_t bi = 0; bi < m.facts.binaries.size(); ++bi)
+    for (const GpuVerdict& v : m.verdicts[bi]) {
+      const BinaryScan& b = m.facts.binaries[bi];
+      if (v.verdict == Verdict::native || v.verdict == Verdict::no_cuda_code) continue;
+      Group& grp = groups[{v.verdict, v.sm, b.package.empty() ? b.path : b.package}];
       grp.binaries.push_back(&b);
       grp.all_fail |= v.containers_failing > 0 && v.containers_failing == v.containers_judged && !nvidia_helper_only(b);
-      grp.verdicts.push_back(std::move(v));
+      grp.verdicts.push_back(v);
     }
   for (auto& [key, grp] : groups) {
     const auto& [verdict, sm, subject] = key;
@@ -171,7 +125,7 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
     std::string what = grp.binaries.size() == 1 ? path_basename(first.path)
                                                 : fmt::format("{} binaries", grp.binaries.size());
     Finding f = new_finding("arch.no_kernel_image", grp.all_fail ? Severity::error : Severity::info, subject, "");
-    if (verdict == "no_kernel_image") {
+    if (verdict == Verdict::no_kernel_image) {
       f.title = grp.all_fail ? fmt::format("{}: no kernel image for {} in {}", subject, g.label(), what)
                              : fmt::format("{}: {} {} only single-architecture helper modules, none for {}", subject,
                                            what, grp.binaries.size() == 1 ? "has" : "have", g.label());
@@ -179,7 +133,7 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
                                    : std::string("NVIDIA libraries carry small modules built for one architecture and "
                                                  "use them only there; if a call into this library still fails with "
                                                  "error 209: ") + kWhy209;
-    } else if (verdict == "jit") {
+    } else if (verdict == Verdict::jit) {
       // Every container JIT-compiled: a slow start worth a warning; a few of many: info.
       bool all_jit = std::all_of(grp.verdicts.begin(), grp.verdicts.end(),
                                  [](const GpuVerdict& v) { return v.containers_jit == v.containers_judged; });
@@ -187,14 +141,14 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
                       fmt::format("{}: only PTX serves {} in {} (JIT at first launch)", subject, g.label(), what));
       f.explanation = "No SASS matches this GPU, so the driver JIT-compiles the PTX when a module is first loaded: "
                       "slow start (seconds to minutes), cached in ~/.nv/ComputeCache (CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE).";
-    } else if (verdict == "ptx_too_new") {
+    } else if (verdict == Verdict::ptx_too_new) {
       f = new_finding("arch.ptx_unsupported", Severity::error, subject,
                       fmt::format("{}: PTX in {} is newer than driver CUDA {} can compile", subject, what,
                                   Version::from_cuda_int(drv.cuda).major_minor()));
       f.explanation = "The only image for this GPU is PTX of an ISA the driver does not know: loading fails with "
                       "error 222 (CUDA_ERROR_UNSUPPORTED_PTX_VERSION, \"the provided PTX was compiled with an "
                       "unsupported toolchain\").";
-    } else if (verdict == "compression_unsupported") {
+    } else if (verdict == Verdict::compression_unsupported) {
       f = new_finding(
           "arch.compression_unsupported", Severity::error, subject,
           fmt::format("{}: {} holds zstd-compressed kernels driver {} cannot load", subject, what, drv.version));
@@ -215,7 +169,7 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
                               "--kernels: cubin symbol tables / PTX .entry"});
     }
     if (grp.binaries.size() > 6) f.evidence.push_back({fmt::format("… and {} more binaries", grp.binaries.size() - 6), kScanSource});
-    if (verdict == "ptx_too_new") {
+    if (verdict == Verdict::ptx_too_new) {
       const DriversKb& dk = drivers_kb(kb);
       int need = 0;
       for (const auto& img : first.images)
@@ -226,50 +180,50 @@ void binary_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarg
       else
         f.fix.push_back("# upgrade the NVIDIA driver to one whose CUDA version is at least the toolkit that built it");
       f.fix.push_back("# or use a build with SASS for this GPU / built by an older toolkit:");
-    } else if (verdict == "compression_unsupported") {
+    } else if (verdict == Verdict::compression_unsupported) {
       f.fix.push_back("# upgrade the NVIDIA driver to 550.54.14 or newer, e.g. sudo apt-get install nvidia-driver-550");
       f.fix.push_back("# or rebuild without zstd: nvcc … -compress-mode=speed (LZ4) or -compress-mode=none");
-    } else if (verdict == "jit") {
+    } else if (verdict == Verdict::jit) {
       f.fix.push_back("# keep JIT results between runs (default cache is 256 MiB):");
       f.fix.push_back("export CUDA_CACHE_MAXSIZE=4294967296");
       f.fix.push_back("# or get SASS for the GPU:");
     }
-    auto fix = rebuild_fix(facts, kb, first, g, drv);
-    if (verdict != "compression_unsupported") f.fix.insert(f.fix.end(), fix.begin(), fix.end());
+    auto fix = rebuild_fix(m, kb, first, g);
+    if (verdict != Verdict::compression_unsupported) f.fix.insert(f.fix.end(), fix.begin(), fix.end());
     out.push_back(std::move(f));
   }
 }
 
-bool has_scan_of(const Facts& facts, const PythonEnv& env, const std::string& package) {
-  return std::any_of(facts.binaries.begin(), facts.binaries.end(), [&](const BinaryScan& b) {
-    return b.package == package && env_for_path(facts, b.path) == &env && b.containers > 0;
+bool has_scan_of(const Model& m, const EnvModel& env, const std::string& package) {
+  return std::any_of(m.facts.binaries.begin(), m.facts.binaries.end(), [&](const BinaryScan& b) {
+    return b.package == package && m.env_for_path(b.path) == &env && b.containers > 0;
   });
 }
 
 // torch's compiled arch list vs the GPUs, when its binaries were not scanned.
-void framework_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarget>& gpus, const DriverTarget& drv,
-                        Findings& out) {
+void framework_findings(const Model& m, const Kb& kb, Findings& out) {
   const ArchRules& rules = arch_rules(kb);
-  for (const auto& env : facts.pythons) {
+  for (const EnvModel& em : m.envs) {
+    const PythonEnv& env = *em.env;
     const TorchBuild& t = env.torch;
-    if (t.version.empty() || t.arch_list.empty() || has_scan_of(facts, env, "torch")) continue;
-    for (const auto& g : gpus) {
-      if (judge_arch_list(t.arch_list, g.sm, rules) != Verdict::no_kernel_image) continue;
+    if (t.version.empty() || em.torch_arch_list.empty() || has_scan_of(m, em, "torch")) continue;
+    for (const auto& g : m.targets) {
+      if (judge_arch_list(em.torch_arch_list, g.sm, rules) != Verdict::no_kernel_image) continue;
       std::string subject = fmt::format("torch {} in {}", t.version, env.prefix);
       Finding f = new_finding("arch.unsupported_by_framework", Severity::error, subject,
                               fmt::format("torch {} was not built for {}", t.version, g.label()));
       f.evidence.push_back({gpu_evidence(g), "driver (NVML / cuDeviceGetAttribute)"});
-      f.evidence.push_back({fmt::format("torch arch list: {}", join(t.arch_list, " ")), t.arch_list_source});
+      f.evidence.push_back({fmt::format("torch arch list: {}", join(em.torch_arch_list, " ")), em.torch_arch_list_source});
       f.explanation = fmt::format("torch warns \"{} is not compatible with the current PyTorch installation\" and its "
                                   "kernels fail with error 209 \"no kernel image is available\".",
                                   sm_name(g.sm));
-      std::string variant = torch_variant_for(kb, t.version, g.sm, drv.cuda);
+      std::string variant = torch_variant_for(kb, t.version, m.driver.cuda, g.sm).variant;
       if (!variant.empty())
         f.fix.push_back(fmt::format("{} -m pip install --force-reinstall torch=={} --index-url {}", python_cmd(&env),
                                     base_version(t.version), torch_index_url(kb, variant)));
       else
         f.fix.push_back(fmt::format("{} -m pip install --upgrade torch --index-url {}", python_cmd(&env),
-                                    torch_index_url(kb, "cu130")));
+                                    torch_index_url(kb, torch_defaults(kb).upgrade)));
       out.push_back(std::move(f));
     }
   }
@@ -295,8 +249,9 @@ std::vector<std::string> parse_arch_list(const std::string& text) {
   return out;
 }
 
-void arch_list_findings(const Facts& facts, const Kb& kb, const std::vector<GpuTarget>& gpus, Findings& out) {
-  const std::string* list = facts.getenv("TORCH_CUDA_ARCH_LIST");
+void arch_list_findings(const Model& m, const Kb& kb, Findings& out) {
+  const std::vector<GpuTarget>& gpus = m.targets;
+  const std::string* list = m.facts.getenv("TORCH_CUDA_ARCH_LIST");
   if (!list || gpus.empty()) return;
   std::vector<std::string> archs = parse_arch_list(*list);
   if (archs.empty()) return;
@@ -319,14 +274,12 @@ void arch_list_findings(const Facts& facts, const Kb& kb, const std::vector<GpuT
 
 }  // namespace
 
-Findings arch_rules(const Facts& facts, const Kb& kb) {
+Findings arch_rules(const Model& m, const Kb& kb) {
   Findings out;
-  std::vector<GpuTarget> gpus = gpu_targets_of(facts);
-  if (gpus.empty()) return out;  // nothing to judge against (driver.* findings say why)
-  DriverTarget drv = driver_target_of(facts);
-  binary_findings(facts, kb, gpus, drv, out);
-  framework_findings(facts, kb, gpus, drv, out);
-  arch_list_findings(facts, kb, gpus, out);
+  if (m.targets.empty()) return out;  // nothing to judge against (driver.* findings say why)
+  binary_findings(m, kb, out);
+  framework_findings(m, kb, out);
+  arch_list_findings(m, kb, out);
   return out;
 }
 

@@ -50,7 +50,8 @@ VisibleDevices parse_visible(const std::string& value, const DriverFacts& d) {
   return v;
 }
 
-void not_visible(const Facts& f, Findings& out) {
+void not_visible(const Model& m, Findings& out) {
+  const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
   int count = nvml_gpu_count(d);
   const std::string* cvd = f.getenv("CUDA_VISIBLE_DEVICES");
@@ -80,7 +81,7 @@ void not_visible(const Facts& f, Findings& out) {
     }
   }
   // NVML sees GPUs (or the module is loaded) but the driver API finds none.
-  if (!cuda_sees_no_gpu(d) || (count == 0 && !d.module_loaded)) return;
+  if (!m.platform.cuda_sees_no_gpu || (count == 0 && !d.module_loaded)) return;
   Finding x = new_finding("device.not_visible", Severity::error, "CUDA devices",
                           "CUDA finds no GPU although the driver is loaded");
   if (!d.cu_init_error.empty()) x.evidence.push_back({"cuInit: " + d.cu_init_error, "cuInit"});
@@ -280,9 +281,10 @@ void held_by_dead_process(const Facts& f, Findings& out) {
 
 }  // namespace
 
-Findings device_rules(const Facts& f, const Kb& kb) {
+Findings device_rules(const Model& m, const Kb& kb) {
+  const Facts& f = m.facts;
   Findings out;
-  not_visible(f, out);
+  not_visible(m, out);
   busy_or_unavailable(f, out);
   hardware_faults(f, out);
   driver_failures(f, kb, out);

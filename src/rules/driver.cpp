@@ -5,6 +5,7 @@
 
 #include "kb/drivers.hpp"
 #include "kb/pytorch.hpp"
+#include "derive/derive_parts.hpp"
 #include "rules/rules.hpp"
 #include "util/root.hpp"
 #include "util/strings.hpp"
@@ -21,20 +22,6 @@ bool has_real_libcuda(const DriverFacts& d) {
 
 bool driver_answers(const DriverFacts& d) { return !d.gpus.empty() || d.cu_init_status == 0 || d.nvml_status == 0; }
 
-bool has_gpu_node(const DriverFacts& d) {
-  return std::any_of(d.device_nodes.begin(), d.device_nodes.end(), [](const std::string& n) {
-    return n.size() > 11 && n.rfind("/dev/nvidia", 0) == 0 && std::isdigit(static_cast<unsigned char>(n[11]));
-  });
-}
-
-// A container that was not given the host's GPUs (container.no_gpu_runtime says so). A host
-// without any NVIDIA GPU is not that: there the driver is simply missing.
-bool in_container_without_gpus(const Facts& f) {
-  const DriverFacts& d = f.driver;
-  bool host_has_gpu = d.module_loaded || !d.pci_gpus.empty() || d.pci_devices_seen == 0;
-  return !f.platform.container.empty() && !has_gpu_node(d) && !f.platform.dev_dxg && host_has_gpu;
-}
-
 // The CUDA the newest framework/toolkit on the machine needs (to pick a driver branch).
 Version newest_needed_cuda(const Facts& f) {
   Version best;
@@ -47,10 +34,10 @@ Version newest_needed_cuda(const Facts& f) {
   return best;
 }
 
-// Ubuntu/Debian package of the driver branch that supports `cuda` (default: R580, CUDA 13.0).
+// Ubuntu/Debian package of the driver branch that supports `cuda` (else the kb's default branch).
 std::string driver_branch_for(const DriversKb& dk, const Version& cuda) {
   int branch = cuda.empty() ? 0 : branch_for_cuda(dk, cuda);
-  return std::to_string(branch ? branch : 580);
+  return std::to_string(branch ? branch : dk.default_branch);
 }
 
 std::vector<std::string> install_driver_fix(const Facts& f, const DriversKb& dk) {
@@ -61,9 +48,10 @@ std::vector<std::string> install_driver_fix(const Facts& f, const DriversKb& dk)
           "nvidia-smi   # must list the GPUs afterwards"};
 }
 
-void driver_missing(const Facts& f, const Kb& kb, Findings& out) {
+void driver_missing(const Model& m, const Kb& kb, Findings& out) {
+  const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
-  if (driver_answers(d) || f.platform.wsl || in_container_without_gpus(f)) return;
+  if (driver_answers(d) || f.platform.wsl || m.platform.container_without_gpus) return;
   bool unbound_gpu = std::any_of(d.pci_gpus.begin(), d.pci_gpus.end(), [](const PciGpu& g) { return g.driver != "nvidia"; });
   if (unbound_gpu) return;  // driver.gpu_without_driver says it better
   const DriversKb& dk = drivers_kb(kb);
@@ -149,9 +137,10 @@ void libcuda_unloadable(const Facts& f, Findings& out) {
   out.push_back(std::move(x));
 }
 
-void nvidia_uvm_missing(const Facts& f, Findings& out) {
+void nvidia_uvm_missing(const Model& m, Findings& out) {
+  const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
-  if (!d.module_loaded || !has_gpu_node(d) || d.cu_init_status == 0) return;
+  if (!d.module_loaded || !m.platform.gpu_device_nodes || d.cu_init_status == 0) return;
   if (std::find(d.device_nodes.begin(), d.device_nodes.end(), "/dev/nvidia-uvm") != d.device_nodes.end()) return;
   Finding x = new_finding("driver.missing", d.cu_init_status > 0 ? Severity::error : Severity::warning,
                           "/dev/nvidia-uvm", "The nvidia-uvm device is missing: CUDA cannot initialise without it");
@@ -389,32 +378,7 @@ struct Need {
   const PythonEnv* python = nullptr;
 };
 
-// The torch wheel variant to install for a driver whose CUDA is `have`: the newest variant
-// of that release not above it, else (minor-version compatibility) the oldest of its major.
-struct TorchPick {
-  std::string variant;
-  bool minor_compat = false;
-};
-TorchPick torch_variant_for(const Kb& kb, const std::string& torch_version, const Version& have) {
-  auto rel = torch_release(kb, torch_version);
-  if (!rel) return {};
-  TorchPick best, same_major;
-  Version best_v, same_v;
-  for (const auto& v : rel->variants) {
-    auto cv = cuda_from_tag(v);
-    if (!cv) continue;
-    if (*cv <= have && (best.variant.empty() || *cv > best_v)) {
-      best = {v, false};
-      best_v = *cv;
-    } else if (cv->major() == have.major() && (same_major.variant.empty() || *cv < same_v)) {
-      same_major = {v, true};
-      same_v = *cv;
-    }
-  }
-  return best.variant.empty() ? same_major : best;
-}
-
-std::vector<std::string> too_old_fix(const Facts& f, const Kb& kb, const Need& n, const DriverSummary& s) {
+std::vector<std::string> too_old_fix(const Facts& f, const Kb& kb, const Need& n, const DriverModel& s) {
   const DriversKb& dk = drivers_kb(kb);
   std::vector<std::string> fix;
   const CudaRelease* rel = first_release(dk, n.cuda);
@@ -430,8 +394,7 @@ std::vector<std::string> too_old_fix(const Facts& f, const Kb& kb, const Need& n
     if (!pick.variant.empty() && !(pick.minor_compat && cuda_from_tag(pick.variant) == n.cuda)) {
       fix.push_back("# or install the torch build for the driver's CUDA " + s.cuda.major_minor() +
                     (pick.minor_compat ? " (runs through minor-version compatibility):" : ":"));
-      fix.push_back(fmt::format("{} -m pip install --force-reinstall torch=={} --index-url {}",
-                                n.python->interpreter.empty() ? "python" : n.python->interpreter, base,
+      fix.push_back(fmt::format("{} -m pip install --force-reinstall torch=={} --index-url {}", python_cmd(n.python), base,
                                 torch_index_url(kb, pick.variant)));
     } else {
       fix.push_back(fmt::format("# or install a torch release that has a cu{}{} (or older) build: https://pytorch.org/get-started/previous-versions/",
@@ -443,14 +406,14 @@ std::vector<std::string> too_old_fix(const Facts& f, const Kb& kb, const Need& n
   return fix;
 }
 
-void check_need(const Facts& f, const Kb& kb, const DriverSummary& s, const Need& n, Findings& out) {
+void check_need(const Facts& f, const Kb& kb, const DriverModel& s, const Need& n, Findings& out) {
   if (n.cuda.empty() || s.cuda.empty() || n.cuda.cuda_int() <= s.cuda.cuda_int()) return;
   const DriversKb& dk = drivers_kb(kb);
   const MinorCompatFloor* floor = minor_compat_floor(dk, n.cuda.major());
   bool same_major = n.cuda.major() == s.cuda.major() && n.cuda.major() >= 11;
-  bool minor_ok = same_major && floor && (s.driver.empty() || s.driver >= floor->linux_min);
+  bool minor_ok = same_major && floor && (s.version.empty() || s.version >= floor->linux_min);
   Evidence have{fmt::format("driver {} supports CUDA <= {} (nvidia-smi's \"CUDA Version\": the driver's maximum, "
-                            "not an installed toolkit)", s.driver.empty() ? "?" : s.driver.text, s.cuda.major_minor()),
+                            "not an installed toolkit)", s.version.empty() ? "?" : s.version.text, s.cuda.major_minor()),
                 s.cuda_source};
   Evidence need{fmt::format("{} needs CUDA {}", n.subject, n.cuda.major_minor()), n.source};
   if (minor_ok) {
@@ -483,8 +446,9 @@ void check_need(const Facts& f, const Kb& kb, const DriverSummary& s, const Need
   out.push_back(std::move(x));
 }
 
-void driver_vs_needs(const Facts& f, const Kb& kb, Findings& out) {
-  DriverSummary s = summarize_driver(f.driver, drivers_kb(kb));
+void driver_vs_needs(const Model& m, const Kb& kb, Findings& out) {
+  const Facts& f = m.facts;
+  const DriverModel& s = m.driver;
   if (s.cuda.empty()) return;
   for (const auto& py : f.pythons) {
     if (py.torch.cuda.empty()) continue;
@@ -507,17 +471,18 @@ void driver_vs_needs(const Facts& f, const Kb& kb, Findings& out) {
 
 }  // namespace
 
-Findings driver_rules(const Facts& f, const Kb& kb) {
+Findings driver_rules(const Model& m, const Kb& kb) {
+  const Facts& f = m.facts;
   Findings out;
-  driver_missing(f, kb, out);
+  driver_missing(m, kb, out);
   libcuda_unloadable(f, out);
-  nvidia_uvm_missing(f, out);
+  nvidia_uvm_missing(m, out);
   gpu_without_driver(f, kb, out);
   library_mismatch(f, out);
   stub_library(f, out);
   forward_compat(f, kb, out);
   persistence_off(f, kb, out);
-  driver_vs_needs(f, kb, out);
+  driver_vs_needs(m, kb, out);
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "kb/ecosystem.hpp"
 #include "kb/pytorch.hpp"
+#include "derive/derive_parts.hpp"
 #include "rules/rules.hpp"
 #include "util/root.hpp"  // path_join: string helpers only
 #include "util/strings.hpp"
@@ -19,46 +20,28 @@ const PythonPackage* find_pkg(const PythonEnv& py, const std::string& name) {
   return nullptr;
 }
 
-std::string python_cmd(const PythonEnv& py) {
-  return py.interpreter.empty() ? path_join(py.prefix, "bin/python") : py.interpreter;
-}
-
 std::string plain(const std::string& version) { return version.substr(0, version.find('+')); }
 
-bool machine_has_gpu(const Facts& f) {
-  return !f.driver.gpus.empty() || !f.driver.pci_gpus.empty() || f.driver.module_loaded;
-}
-
 // The newest CUDA variant of this torch release the driver can run (any, when the driver is unknown).
-std::string pick_variant(const Facts& f, const Kb& kb, const std::string& torch_version) {
+std::string pick_variant(const Model& m, const Kb& kb, const std::string& torch_version) {
   auto rel = torch_release(kb, torch_version);
-  if (!rel) return "cu128";
-  std::string best;
-  std::optional<Version> best_v;
-  for (const auto& v : rel->variants) {
-    auto cuda = cuda_from_tag(v);
-    if (!cuda) continue;
-    if (f.driver.cuda_driver_version > 0 && cuda->cuda_int() > f.driver.cuda_driver_version) continue;
-    if (!best_v || *cuda > *best_v) {
-      best = v;
-      best_v = cuda;
-    }
-  }
-  return best.empty() ? rel->pypi_default : best;
+  if (!rel) return torch_defaults(kb).unknown_release;
+  TorchPick pick = torch_variant_for(kb, torch_version, m.driver.cuda);
+  return pick.variant.empty() ? rel->pypi_default : pick.variant;
 }
 
-std::string reinstall_torch(const Facts& f, const Kb& kb, const PythonEnv& py) {
-  std::string variant = pick_variant(f, kb, py.torch.version);
+std::string reinstall_torch(const Model& m, const Kb& kb, const PythonEnv& py) {
+  std::string variant = pick_variant(m, kb, py.torch.version);
   std::string pkgs = "torch==" + plain(py.torch.version);
   for (const char* companion : {"torchvision", "torchaudio"})
     if (const PythonPackage* p = find_pkg(py, companion)) pkgs += fmt::format(" {}=={}", companion, plain(p->version));
-  return fmt::format("{} -m pip install --force-reinstall {} --index-url {}", python_cmd(py), pkgs,
+  return fmt::format("{} -m pip install --force-reinstall {} --index-url {}", python_cmd(&py), pkgs,
                      torch_index_url(kb, variant));
 }
 
-void cpu_build(const Facts& f, const Kb& kb, const PythonEnv& py, Findings& out) {
+void cpu_build(const Model& m, const Kb& kb, const PythonEnv& py, Findings& out) {
   if (py.torch.version.empty() || !py.torch.cuda.empty() || !py.torch.hip.empty()) return;
-  bool gpu = machine_has_gpu(f);
+  bool gpu = m.platform.machine_has_gpu;
   Finding fi = new_finding("framework.cpu_build", gpu ? Severity::error : Severity::info,
                            fmt::format("torch {} in {}", py.torch.version, py.prefix),
                            fmt::format("torch {} is a CPU-only build", py.torch.version));
@@ -67,15 +50,15 @@ void cpu_build(const Facts& f, const Kb& kb, const PythonEnv& py, Findings& out)
   fi.explanation = gpu ? "This build has no CUDA code: torch.cuda.is_available() is False and .cuda() raises \"Torch not "
                          "compiled with CUDA enabled\", whatever the driver."
                        : "No NVIDIA GPU here, so a CPU build is expected; install a CUDA build where a GPU will be used.";
-  if (gpu) fi.fix = {reinstall_torch(f, kb, py)};
+  if (gpu) fi.fix = {reinstall_torch(m, kb, py)};
   out.push_back(std::move(fi));
 }
 
 // Other frameworks whose installed variant has no CUDA support (only worth saying next to a GPU).
-void other_cpu_builds(const Facts& f, const PythonEnv& py, Findings& out) {
-  if (!machine_has_gpu(f)) return;
-  std::string py_cmd = python_cmd(py);
-  std::string jax_extra = f.driver.cuda_driver_version >= 13000 ? "cuda13" : "cuda12";
+void other_cpu_builds(const Model& m, const Kb& kb, const PythonEnv& py, Findings& out) {
+  if (!m.platform.machine_has_gpu) return;
+  std::string py_cmd = python_cmd(&py);
+  std::string jax_extra = m.driver.cuda_int() >= 13000 ? "cuda13" : "cuda12";
   auto report = [&](const PythonPackage& p, const std::string& why, std::vector<std::string> fix) {
     Finding fi =
         new_finding("framework.cpu_build", Severity::warning, fmt::format("{} {} in {}", p.name, p.version, py.prefix),
@@ -92,16 +75,12 @@ void other_cpu_builds(const Facts& f, const PythonEnv& py, Findings& out) {
     if (p.name == "jaxlib" && !jax_plugin)
       report(p, "jaxlib without a jax-cuda*-plugin / jax-cuda*-pjrt package",
              {fmt::format("{} -m pip install -U \"jax[{}]\"", py_cmd, jax_extra)});
-    if (p.name == "onnxruntime" && !find_pkg(py, "onnxruntime-gpu"))
-      report(p, "onnxruntime (CPU package) installed, not onnxruntime-gpu",
-             {fmt::format("{} -m pip uninstall -y onnxruntime", py_cmd), fmt::format("{} -m pip install onnxruntime-gpu", py_cmd)});
-    if (p.name == "paddlepaddle" && !find_pkg(py, "paddlepaddle-gpu"))
-      report(p, "paddlepaddle (CPU package) installed, not paddlepaddle-gpu",
-             {fmt::format("{} -m pip uninstall -y paddlepaddle", py_cmd),
-              fmt::format("{} -m pip install paddlepaddle-gpu   # pick the CUDA index from paddlepaddle.org.cn/install", py_cmd)});
-    if (p.name == "tensorflow-cpu")
-      report(p, "tensorflow-cpu installed", {fmt::format("{} -m pip uninstall -y tensorflow-cpu", py_cmd),
-                                             fmt::format("{} -m pip install \"tensorflow[and-cuda]\"", py_cmd)});
+    for (const CpuPackage& cpu : cpu_packages(kb)) {
+      if (p.name != cpu.name || (!cpu.unless.empty() && find_pkg(py, cpu.unless))) continue;
+      std::vector<std::string> fix;
+      for (const auto& line : cpu.fix) fix.push_back(replace_all(line, "{python}", py_cmd));
+      report(p, cpu.why, std::move(fix));
+    }
   }
 }
 
@@ -140,7 +119,7 @@ void metadata_pins(const Facts& f, const PythonEnv& py, const PythonPackage& pkg
                {{fmt::format("Requires-Dist: {}", req.text), source}, {req.name + " not found in " + join(py.site_packages, ", "), "site-packages"}},
                "The wheel loads this package's CUDA libraries at import time; without it `import torch` fails with "
                "\"cannot open shared object file\".",
-               {fmt::format("{} -m pip install \"{}{}\"", python_cmd(py), req.name, req.specifier)}, out);
+               {fmt::format("{} -m pip install \"{}{}\"", python_cmd(&py), req.name, req.specifier)}, out);
       continue;
     }
     if (specifier_allows(req.specifier, have->version)) continue;
@@ -153,8 +132,8 @@ void metadata_pins(const Facts& f, const PythonEnv& py, const PythonPackage& pkg
                          "(undefined symbol) or are silently disabled."
                        : "A different version than the one it was built and tested with: loading can fail with version or "
                          "symbol errors.",
-             {fmt::format("{} -m pip install \"{}{}\"", python_cmd(py), req.name, req.specifier),
-              fmt::format("{} -m pip check", python_cmd(py))},
+             {fmt::format("{} -m pip install \"{}{}\"", python_cmd(&py), req.name, req.specifier),
+              fmt::format("{} -m pip check", python_cmd(&py))},
              out);
   }
 }
@@ -183,7 +162,7 @@ void kb_pins(const Kb& kb, const PythonEnv& py, const PythonPackage& pkg, const 
                {{"wheel local version " + local->local, pkg.location}, {"torch " + torch.version, torch.location}},
                "flash_attn_2_cuda is compiled against one torch ABI: with another torch it fails with \"undefined "
                "symbol: _ZN3c10…\".",
-               {fmt::format("{} -m pip install --no-build-isolation --force-reinstall flash-attn=={}", python_cmd(py),
+               {fmt::format("{} -m pip install --no-build-isolation --force-reinstall flash-attn=={}", python_cmd(&py),
                             plain(pkg.version))},
                out);
     return;
@@ -197,7 +176,7 @@ void kb_pins(const Kb& kb, const PythonEnv& py, const PythonPackage& pkg, const 
             {"torch " + torch.version, torch.location}},
            "These packages ship kernels compiled against one torch release; with another they fail to load or fall back "
            "to slow paths.",
-           {fmt::format("{} -m pip install \"torch{}\"   # or the {} release built for your torch", python_cmd(py),
+           {fmt::format("{} -m pip install \"torch{}\"   # or the {} release built for your torch", python_cmd(&py),
                         pin->match == "minimum" ? ">=" + pin->torch : "==" + pin->torch, pkg.name)},
            out);
 }
@@ -218,7 +197,7 @@ void companions(const Kb& kb, const PythonEnv& py, const PythonPackage& torch, F
                {{fmt::format("{} {}", name, p->version), p->location}, {"torch " + torch.version, torch.location}},
                "torchvision/torchaudio refuse to load ops compiled for another CUDA (\"PyTorch and torchvision were "
                "compiled with different CUDA versions\").",
-               {fmt::format("{} -m pip install --force-reinstall {}=={} --index-url {}", python_cmd(py), name,
+               {fmt::format("{} -m pip install --force-reinstall {}=={} --index-url {}", python_cmd(&py), name,
                             plain(p->version), torch_index_url(kb, tv->local))},
                out);
       continue;
@@ -232,7 +211,7 @@ void companions(const Kb& kb, const PythonEnv& py, const PythonPackage& torch, F
              {{fmt::format("torch {} ships with {} {}", rel->torch, name, expected), "kb: " + rel->source},
               {fmt::format("{} {} installed", name, p->version), p->location}},
              "Each torch release has one matching torchvision/torchaudio; another one fails to import its C++ ops.",
-             {fmt::format("{} -m pip install \"{}=={}.*\"", python_cmd(py), name, expected)}, out);
+             {fmt::format("{} -m pip install \"{}=={}.*\"", python_cmd(&py), name, expected)}, out);
   }
 }
 
@@ -288,7 +267,7 @@ void wrong_environment(const Facts& f, Findings& out) {
     fi.evidence.push_back({fmt::format("torch {} in {}", py->torch.version, py->prefix), py->torch.source});
   fi.explanation = "`import torch` will fail (ModuleNotFoundError) in the Python that runs by default; use the "
                    "environment that has it.";
-  fi.fix = {activate(*with_torch.front()), fmt::format("# or run it directly: {} your_script.py", python_cmd(*with_torch.front()))};
+  fi.fix = {activate(*with_torch.front()), fmt::format("# or run it directly: {} your_script.py", python_cmd(with_torch.front()))};
   out.push_back(std::move(fi));
 }
 
@@ -297,17 +276,18 @@ void import_failed(const PythonEnv& py, Findings& out) {
   Finding fi = new_finding("framework.import_failed", Severity::error,
                            fmt::format("torch {} in {}", py.torch.version, py.prefix),
                            fmt::format("importing torch in {} fails", py.prefix));
-  fi.evidence = {{py.deep.error, fmt::format("{} -c 'import torch' (--deep)", python_cmd(py))}};
+  fi.evidence = {{py.deep.error, fmt::format("{} -c 'import torch' (--deep)", python_cmd(&py))}};
   fi.explanation = "The interpreter could not import or query torch; the last line of the error names the missing "
                    "library or module, which the other findings usually explain.";
-  fi.fix = {fmt::format("{} -c 'import torch; print(torch.cuda.is_available())'   # reproduce", python_cmd(py)),
-            fmt::format("{} -m pip check", python_cmd(py))};
+  fi.fix = {fmt::format("{} -c 'import torch; print(torch.cuda.is_available())'   # reproduce", python_cmd(&py)),
+            fmt::format("{} -m pip check", python_cmd(&py))};
   out.push_back(std::move(fi));
 }
 
 // --deep ran JAX (it has a CUDA plugin): an import error, or a CPU backend on a machine
 // with a GPU (the plugin failed to load and JAX fell back silently, apart from a log line).
-void jax_failed(const Facts& f, const PythonEnv& py, Findings& out) {
+void jax_failed(const Model& m, const PythonEnv& py, Findings& out) {
+  const Facts& f = m.facts;
   const DeepJax& j = py.deep_jax;
   // JAX_PLATFORMS=cpu (or any list without cuda/gpu) asks for the CPU: no fallback then.
   const std::string* platforms = f.getenv("JAX_PLATFORMS");
@@ -315,13 +295,13 @@ void jax_failed(const Facts& f, const PythonEnv& py, Findings& out) {
   bool import_error = j.backend.empty() && !j.error.empty();
   // When CUDA itself sees no GPU, device.not_visible names the cause; JAX's own
   // "jaxlib is not installed" guess would mislead.
-  bool cpu_fallback = j.backend == "cpu" && machine_has_gpu(f) && !cpu_asked && !cuda_sees_no_gpu(f.driver);  // no GPU: the CPU is all there is
+  bool cpu_fallback = j.backend == "cpu" && m.platform.machine_has_gpu && !cpu_asked && !m.platform.cuda_sees_no_gpu;  // no GPU: the CPU is all there is
   if (!j.ran || (!import_error && !cpu_fallback)) return;
   std::string subject = fmt::format("jax {} in {}", j.version.empty() ? "?" : j.version, py.prefix);
   Finding fi = new_finding("framework.import_failed", Severity::error, subject,
                            !j.backend.empty() ? fmt::format("JAX in {} runs on the CPU: its CUDA plugin did not load", py.prefix)
                                               : fmt::format("importing jax in {} fails", py.prefix));
-  std::string source = fmt::format("{} -c 'import jax; jax.devices()' (--deep)", python_cmd(py));
+  std::string source = fmt::format("{} -c 'import jax; jax.devices()' (--deep)", python_cmd(&py));
   if (!j.backend.empty()) fi.evidence.push_back({"jax.default_backend() = " + j.backend, source});
   if (!j.error.empty()) fi.evidence.push_back({j.error, source});
   for (const auto& p : py.packages)
@@ -330,22 +310,23 @@ void jax_failed(const Facts& f, const PythonEnv& py, Findings& out) {
   fi.explanation = "The CUDA plugin (jax-cudaNN-plugin / -pjrt) must match jaxlib's version exactly and find its CUDA "
                    "libraries (the nvidia-* wheels or a matching toolkit); otherwise JAX logs the reason once and uses "
                    "the CPU.";
-  fi.fix = {fmt::format("{} -c 'import jax; print(jax.devices())'   # shows the plugin's error", python_cmd(py)),
+  fi.fix = {fmt::format("{} -c 'import jax; print(jax.devices())'   # shows the plugin's error", python_cmd(&py)),
             fmt::format("{} -m pip install -U \"jax[cuda13]\"   # or jax[cuda12]: jax, jaxlib and the plugin at one "
-                        "version", python_cmd(py))};
+                        "version", python_cmd(&py))};
   out.push_back(std::move(fi));
 }
 
 }  // namespace
 
-Findings framework_rules(const Facts& facts, const Kb& kb) {
+Findings framework_rules(const Model& m, const Kb& kb) {
+  const Facts& facts = m.facts;
   Findings out;
   for (const auto& py : facts.pythons) {
-    cpu_build(facts, kb, py, out);
-    other_cpu_builds(facts, py, out);
+    cpu_build(m, kb, py, out);
+    other_cpu_builds(m, kb, py, out);
     pins(facts, kb, py, out);
     import_failed(py, out);
-    jax_failed(facts, py, out);
+    jax_failed(m, py, out);
   }
   wrong_environment(facts, out);
   return out;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "kb/pytorch.hpp"
+#include "derive/derive_parts.hpp"
 #include "rules/rules.hpp"
 #include "util/root.hpp"
 #include "util/strings.hpp"
@@ -47,10 +48,7 @@ const PythonEnv* env_of(const Facts& f, const std::string& prefix) {
   return nullptr;
 }
 
-std::string python_of(const Facts& f, const std::string& prefix) {
-  const PythonEnv* e = env_of(f, prefix);
-  return e && !e->interpreter.empty() ? e->interpreter : "python3";
-}
+std::string python_of(const Facts& f, const std::string& prefix) { return python_cmd(env_of(f, prefix)); }
 
 // A Requires-Dist entry without its environment marker: "nvidia-cudnn-cu13==9.19.0.56".
 std::string requirement(const std::string& req) { return std::string(trim(req.substr(0, req.find(';')))); }
@@ -341,7 +339,8 @@ void loaded_twice(const Facts& f, Findings& out) {
 
 }  // namespace
 
-Findings libs_rules(const Facts& f, const Kb& kb) {
+Findings libs_rules(const Model& m, const Kb& kb) {
+  const Facts& f = m.facts;
   Findings out;
   not_found(f, out);
   cudnn_mismatch(f, kb, out);

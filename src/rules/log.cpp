@@ -100,8 +100,9 @@ void note_repeats(Finding& f, const Ev& cause, const std::vector<Ev>& errors, co
 
 }  // namespace
 
-Findings log_rules(const Facts& facts, const Kb& kb) {
-  LogJoin j{facts, kb, {}};
+Findings log_rules(const Model& m, const Kb& kb) {
+  const Facts& facts = m.facts;
+  LogJoin j{m, facts, kb, {}};
   std::vector<Ev> errors, others;
   for (const LogEvent& e : facts.log.events) {
     const ErrorSignature* sig = find_signature(kb, e.signature);

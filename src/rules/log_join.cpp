@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "kb/errors.hpp"
+#include "kb/gpus.hpp"
 #include "kb/pytorch.hpp"
 #include "util/root.hpp"
 #include "util/strings.hpp"
@@ -48,15 +50,6 @@ std::string package_of_path(std::string_view path) {
 
 std::string normalize_package(std::string_view name) { return replace_all(to_lower(name), "_", "-"); }
 
-std::string driver_cuda(const Facts& f) {
-  return f.driver.cuda_driver_version > 0 ? Version::from_cuda_int(f.driver.cuda_driver_version).major_minor() : "";
-}
-
-std::string driver_version(const Facts& f) {
-  if (!f.driver.nvml_driver_version.empty()) return f.driver.nvml_driver_version;
-  return f.driver.module_version;
-}
-
 const PythonEnv* python_with_torch(const Facts& f) {
   const PythonEnv* best = nullptr;
   for (const auto& p : f.pythons)
@@ -64,23 +57,23 @@ const PythonEnv* python_with_torch(const Facts& f) {
   return best;
 }
 
-void add_gpus(Finding& f, const Facts& facts) {
-  for (const auto& g : facts.driver.gpus)
-    f.evidence.push_back({fmt::format("GPU {}: {}, {} (compute capability {}.{})", g.cuda_index >= 0 ? g.cuda_index : g.nvml_index,
-                                      g.name, g.sm(), g.cc_major, g.cc_minor),
+void add_gpus(Finding& f, const Model& m) {
+  for (const auto& g : m.gpus)
+    f.evidence.push_back({fmt::format("GPU {}: {}, {} (compute capability {})", g.index, g.info->name, sm_name(g.sm), cc_name(g.sm)),
                           kGpuSource});
-  if (facts.driver.gpus.empty() && !facts.driver.pci_gpus.empty())
-    f.evidence.push_back({fmt::format("{} NVIDIA device(s) on the PCI bus, none visible to the driver", facts.driver.pci_gpus.size()),
+  if (m.gpus.empty() && !m.facts.driver.pci_gpus.empty())
+    f.evidence.push_back({fmt::format("{} NVIDIA device(s) on the PCI bus, none visible to the driver", m.facts.driver.pci_gpus.size()),
                           "/sys/bus/pci/devices"});
 }
 
-void add_driver(Finding& f, const Facts& facts) {
-  std::string ver = driver_version(facts), cuda = driver_cuda(facts);
-  if (ver.empty() && cuda.empty()) return;
-  f.evidence.push_back({fmt::format("driver {} supports CUDA up to {}{}", ver.empty() ? "(version unknown)" : ver,
-                                    cuda.empty() ? "(unknown)" : cuda,
-                                    facts.driver.cuda_driver_version > 0 ? fmt::format(" (cuDriverGetVersion {})", facts.driver.cuda_driver_version) : ""),
-                        facts.driver.module_version_source.empty() ? "NVML / cuDriverGetVersion" : facts.driver.module_version_source});
+void add_driver(Finding& f, const Model& m) {
+  const DriverModel& d = m.driver;
+  if (d.version.empty() && d.cuda.empty()) return;
+  f.evidence.push_back({fmt::format("driver {} supports CUDA up to {}", d.version.empty() ? "(version unknown)" : d.version.text,
+                                    d.cuda.empty() ? "(unknown)" : d.cuda.major_minor()),
+                        d.version_source.empty() ? d.cuda_source
+                        : d.cuda_source.empty()  ? d.version_source
+                                                 : d.version_source + "; " + d.cuda_source});
 }
 
 std::string images_summary(const BinaryScan& b) {
@@ -110,51 +103,39 @@ std::vector<const BinaryScan*> binaries_for(const LogEvent& e, const Facts& fact
   return out;
 }
 
-// A torch wheel variant of the installed release whose arch list has `sm`, with CUDA <= the driver's.
-std::string torch_variant_for(const LogJoin& j, const PythonEnv& py, const std::string& sm) {
-  auto rel = torch_release(j.kb, py.torch.version);
-  if (!rel) return {};
-  auto driver = Version::parse(driver_cuda(j.facts));
-  std::string best;
-  for (const auto& variant : rel->variants) {
-    auto wheel = torch_wheel(j.kb, py.torch.version, variant);
-    if (!wheel || std::find(wheel->arch_list.begin(), wheel->arch_list.end(), sm) == wheel->arch_list.end()) continue;
-    auto cuda = cuda_from_tag(variant);
-    if (driver && cuda && *driver < *cuda) continue;
-    best = variant;  // variants are listed oldest CUDA first: keep the newest that fits
-  }
-  return best;
-}
+// "sm_90" -> 90; 0 when it is no sm name.
+int sm_number(const std::string& sm) { return sm.starts_with("sm_") ? std::atoi(sm.c_str() + 3) : 0; }
 
 void join_arch(Finding& f, const LogEvent& e, const LogJoin& j) {
   const Facts& facts = j.facts;
-  add_gpus(f, facts);
+  add_gpus(f, j.model);
   if (const LogEvent* archs = first_context(j, "torch_supported_archs_line"))
     f.evidence.push_back({fmt::format("line {}: this PyTorch supports {}", archs->line, std::string(trim(capture(*archs, "archs")))),
                           facts.log.source});
   auto bins = binaries_for(e, facts);
   for (const BinaryScan* b : bins) {
     f.evidence.push_back({fmt::format("{}: {}", b->path, images_summary(*b)), "cuda-doctor scan (facts.binaries)"});
-    for (const auto& v : b->verdicts)
-      f.evidence.push_back({fmt::format("  for {}: {}{}", v.gpu, v.verdict, v.detail.empty() ? "" : " — " + v.detail), "cuda-doctor scan"});
+    for (const auto& v : j.model.verdicts[static_cast<size_t>(b - facts.binaries.data())])
+      f.evidence.push_back({fmt::format("  for {}: {}{}", v.gpu, verdict_name(v.verdict), v.detail.empty() ? "" : " — " + v.detail), "cuda-doctor scan"});
   }
   std::string path_hint = !capture(e, "lib").empty() ? capture(e, "lib") : e.frame;
   bool scannable = !path_hint.empty() && path_hint.front() == '/' && !path_hint.ends_with(".py");  // a .so or executable
   if (bins.empty() && scannable)
     f.fix.push_back(fmt::format("cuda-doctor scan {}   # which sm_XX/compute_XX images it carries", path_hint));
-  if (facts.driver.gpus.empty()) return;
-  const GpuInfo& gpu = facts.driver.gpus.front();
-  std::string sm = capture(e, "sm").empty() ? gpu.sm() : "sm_" + capture(e, "sm");
-  std::string cc = fmt::format("{}.{}", gpu.cc_major, gpu.cc_minor);
+  if (j.model.gpus.empty()) return;
+  const MachineGpu& gpu = j.model.gpus.front();
+  std::string sm = capture(e, "sm").empty() ? sm_name(gpu.sm) : "sm_" + capture(e, "sm");
+  std::string cc = cc_name(gpu.sm);
   std::string pkg = package_of_path(e.frame);
   const PythonEnv* py = python_with_torch(facts);
   bool about_torch = pkg == "torch" || starts_with(e.signature, "torch_") || (pkg.empty() && e.frame.empty() && py);
   if (py && about_torch) {
+    const EnvModel& em = j.model.env(*py);
     f.evidence.push_back({fmt::format("torch {} (CUDA {}) in {}: archs {}", py->torch.version, py->torch.cuda.empty() ? "none" : py->torch.cuda,
-                                      py->prefix, py->torch.arch_list.empty() ? "(not recorded)" : join(py->torch.arch_list, " ")),
-                          py->torch.arch_list_source.empty() ? py->torch.source : py->torch.arch_list_source});
-    if (std::string variant = torch_variant_for(j, *py, sm); !variant.empty())
-      f.fix.push_back(fmt::format("{} -m pip install --force-reinstall torch=={} --index-url {}", py->interpreter,
+                                      py->prefix, em.torch_arch_list.empty() ? "(not recorded)" : join(em.torch_arch_list, " ")),
+                          em.torch_arch_list_source.empty() ? py->torch.source : em.torch_arch_list_source});
+    if (std::string variant = torch_variant_for(j.kb, py->torch.version, j.model.driver.cuda, sm_number(sm)).variant; !variant.empty())
+      f.fix.push_back(fmt::format("{} -m pip install --force-reinstall torch=={} --index-url {}", python_cmd(py),
                                   Version::parse(py->torch.version) ? Version::parse(py->torch.version)->major_minor() + ".*" : py->torch.version,
                                   torch_index_url(j.kb, variant)));
     else
@@ -163,28 +144,25 @@ void join_arch(Finding& f, const LogEvent& e, const LogJoin& j) {
     f.fix.push_back(fmt::format("TORCH_CUDA_ARCH_LIST=\"{}\" pip install --no-build-isolation --force-reinstall --no-cache-dir {}", cc, pkg));
   } else {
     f.fix.push_back(fmt::format("# rebuild for this GPU: nvcc -gencode arch=compute_{0},code=sm_{0} -gencode arch=compute_{0},code=compute_{0} …",
-                                gpu.cc_major * 10 + gpu.cc_minor));
+                                gpu.sm));
   }
 }
 
 void join_driver_too_old(Finding& f, const LogEvent& e, const LogJoin& j) {
-  add_driver(f, j.facts);
+  add_driver(f, j.model);
   if (std::string found = capture(e, "found"); !found.empty() && std::all_of(found.begin(), found.end(), ::isdigit))
     f.evidence.push_back({fmt::format("the program saw driver CUDA {}", Version::from_cuda_int(std::atoi(found.c_str())).major_minor()),
                           j.facts.log.source});
   const PythonEnv* py = python_with_torch(j.facts);
-  auto driver = Version::parse(driver_cuda(j.facts));
+  const Version& driver = j.model.driver.cuda;
   if (py && !py->torch.cuda.empty()) {
     auto built = Version::parse(py->torch.cuda);
     f.evidence.push_back({fmt::format("torch {} in {} was built for CUDA {}", py->torch.version, py->prefix, py->torch.cuda), py->torch.source});
-    if (built && driver && *driver < *built) {
-      auto rel = torch_release(j.kb, py->torch.version);
-      std::string best;
-      for (const auto& v : rel ? rel->variants : std::vector<std::string>{})
-        if (auto c = cuda_from_tag(v); c && !(*driver < *c)) best = v;
-      if (!best.empty())
-        f.fix.push_back(fmt::format("{} -m pip install --force-reinstall torch --index-url {}   # CUDA {} <= driver's {}", py->interpreter,
-                                    torch_index_url(j.kb, best), cuda_from_tag(best)->major_minor(), driver->major_minor()));
+    if (built && !driver.empty() && driver < *built) {
+      TorchPick pick = torch_variant_for(j.kb, py->torch.version, driver);
+      if (!pick.variant.empty() && !pick.minor_compat)
+        f.fix.push_back(fmt::format("{} -m pip install --force-reinstall torch --index-url {}   # CUDA {} <= driver's {}", python_cmd(py),
+                                    torch_index_url(j.kb, pick.variant), cuda_from_tag(pick.variant)->major_minor(), driver.major_minor()));
       f.fix.push_back(fmt::format("# or upgrade the driver to one that supports CUDA {}", built->major_minor()));
     }
   }
@@ -194,8 +172,8 @@ void join_oom(Finding& f, const LogEvent& e, const LogJoin& j) {
   const Facts& facts = j.facts;
   std::string gpu_index = capture(e, "gpu");
   const GpuInfo* gpu = nullptr;
-  for (const auto& g : facts.driver.gpus)
-    if (!gpu_index.empty() && std::to_string(g.cuda_index >= 0 ? g.cuda_index : g.nvml_index) == gpu_index) gpu = &g;
+  for (const auto& g : j.model.gpus)
+    if (!gpu_index.empty() && std::to_string(g.index) == gpu_index) gpu = g.info;
   if (!gpu && facts.driver.gpus.size() == 1) gpu = &facts.driver.gpus.front();
   if (gpu)
     f.evidence.push_back({fmt::format("GPU {}: {} has {} MiB, {} MiB in use now", gpu_index.empty() ? "0" : gpu_index, gpu->name,
@@ -256,7 +234,7 @@ void join_not_visible(Finding& f, const LogEvent&, const LogJoin& j) {
     if (!facts.driver.gpus.empty())
       f.fix.insert(f.fix.begin(), fmt::format("unset CUDA_VISIBLE_DEVICES   # {} GPU(s) exist; '{}' hides them", facts.driver.gpus.size(), *cvd));
   }
-  add_gpus(f, facts);
+  add_gpus(f, j.model);
   if (!facts.platform.container.empty() && facts.driver.device_nodes.empty()) {
     f.evidence.push_back({fmt::format("running in {} with no /dev/nvidia* device nodes", facts.platform.container), facts.platform.container_evidence});
     f.fix.push_back("# start the container with --gpus all (NVIDIA Container Toolkit) or CDI devices");
@@ -348,10 +326,10 @@ void join_hardware(Finding& f, const LogEvent& e, const LogJoin& j) {
 void join_nccl(Finding& f, const LogEvent&, const LogJoin& j) {
   if (const LogEvent* v = first_context(j, "nccl_version_info"))
     f.evidence.push_back({fmt::format("line {}: NCCL {}", v->line, capture(*v, "nccl_version")), j.facts.log.source});
-  if (f.id == "nccl.unhandled_cuda_error") add_driver(f, j.facts);
+  if (f.id == "nccl.unhandled_cuda_error") add_driver(f, j.model);
 }
 
-void join_container_driver(Finding& f, const LogEvent&, const LogJoin& j) { add_driver(f, j.facts); }
+void join_container_driver(Finding& f, const LogEvent&, const LogJoin& j) { add_driver(f, j.model); }
 
 }  // namespace
 

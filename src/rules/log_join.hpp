@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "facts/facts.hpp"
+#include "derive/model.hpp"
 #include "facts/finding.hpp"
 #include "kb/kb.hpp"
 
@@ -14,7 +14,8 @@ namespace cd {
 using Values = std::vector<std::pair<std::string, std::string>>;
 
 struct LogJoin {
-  const Facts& facts;
+  const Model& model;
+  const Facts& facts;  // model.facts
   const Kb& kb;
   std::vector<const LogEvent*> context;  // events of context-role signatures, in log order
 };

@@ -15,18 +15,11 @@ Finding finding(const char* id, Severity sev, std::string subject, std::string t
   return new_finding(id, sev, std::move(subject), std::move(title), "platform");
 }
 
-bool has_gpu_node(const DriverFacts& d) {
-  return std::any_of(d.device_nodes.begin(), d.device_nodes.end(), [](const std::string& n) {
-    return n.size() > 11 && n.rfind("/dev/nvidia", 0) == 0 && std::isdigit(static_cast<unsigned char>(n[11]));
-  });
-}
-
-void no_gpu_runtime(const Facts& f, Findings& out) {
+void no_gpu_runtime(const Model& m, Findings& out) {
+  const Facts& f = m.facts;
   const PlatformFacts& p = f.platform;
-  const DriverFacts& d = f.driver;
-  if (p.container.empty() || has_gpu_node(d) || p.dev_dxg) return;
-  // A host without NVIDIA GPUs (PCI bus readable, none there, no module): driver.missing says it.
-  if (!d.module_loaded && d.pci_gpus.empty() && d.pci_devices_seen > 0) return;
+  // Not a container without the host's GPUs (a host without any: driver.missing says it).
+  if (!m.platform.container_without_gpus) return;
   Finding x = finding("container.no_gpu_runtime", Severity::error, p.container + " container",
                       "This container was started without GPU access (no /dev/nvidia* devices)");
   x.evidence.push_back({p.container + " container", p.container_evidence});
@@ -84,7 +77,7 @@ bool brand_matches(const std::string& brand, const Facts& f, const DriversKb& dk
   return false;
 }
 
-Clause eval_clause(const std::string& text, const Facts& f, const DriverSummary& s, const DriversKb& dk) {
+Clause eval_clause(const std::string& text, const Facts& f, const DriverModel& s, const DriversKb& dk) {
   Clause c;
   c.text = text;
   for (const auto& term : split(text, ',')) {
@@ -99,7 +92,7 @@ Clause eval_clause(const std::string& text, const Facts& f, const DriverSummary&
       c.cuda = Version::parse(value).value_or(Version{});
       if (!s.cuda.empty()) c.satisfied &= compare(s.cuda, op, c.cuda);
     } else if (key == "driver") {
-      if (!s.driver.empty()) c.satisfied &= compare(s.driver, op, Version::parse(value).value_or(Version{}));
+      if (!s.version.empty()) c.satisfied &= compare(s.version, op, Version::parse(value).value_or(Version{}));
     } else if (key == "brand") {
       c.satisfied &= brand_matches(to_lower(value), f, dk);
     }
@@ -107,11 +100,12 @@ Clause eval_clause(const std::string& text, const Facts& f, const DriverSummary&
   return c;
 }
 
-void driver_below_image(const Facts& f, const Kb& kb, Findings& out) {
+void driver_below_image(const Model& m, const Kb& kb, Findings& out) {
+  const Facts& f = m.facts;
   const std::string* req = f.getenv("NVIDIA_REQUIRE_CUDA");
   if (!req || trim(*req).empty()) return;
   const DriversKb& dk = drivers_kb(kb);
-  DriverSummary s = summarize_driver(f.driver, dk);
+  const DriverModel& s = m.driver;
   if (s.cuda.empty()) return;  // no driver facts: other findings say why
   // Space-separated alternatives are ORed, comma-separated terms ANDed (nvidia-container-toolkit).
   std::vector<Clause> clauses;
@@ -125,13 +119,14 @@ void driver_below_image(const Facts& f, const Kb& kb, Findings& out) {
                       fmt::format("The image requires CUDA {} but the host driver supports CUDA {}",
                                   need.empty() ? "?" : need.major_minor(), s.cuda.major_minor()));
   x.evidence.push_back({"NVIDIA_REQUIRE_CUDA=\"" + *req + "\"", "environment (set by the image)"});
-  x.evidence.push_back({fmt::format("driver {} supports CUDA <= {}", s.driver.empty() ? "?" : s.driver.text, s.cuda.major_minor()),
+  x.evidence.push_back({fmt::format("driver {} supports CUDA <= {}", s.version.empty() ? "?" : s.version.text, s.cuda.major_minor()),
                         s.cuda_source});
   x.explanation = "The image was built for a newer CUDA than the host's driver supports, and none of its driver/brand "
                   "alternatives (forward compatibility) matches this host, so CUDA in it fails with error 35 or 803/804.";
   int branch = need.empty() ? 0 : branch_for_cuda(dk, need);
-  x.fix = {fmt::format("# on the host: upgrade the driver (CUDA {} needs R{} or newer)", need.major_minor(), branch ? branch : 580),
-           fmt::format("sudo apt install nvidia-driver-{}-open && sudo reboot", branch ? branch : 580),
+  if (!branch) branch = dk.default_branch;
+  x.fix = {fmt::format("# on the host: upgrade the driver (CUDA {} needs R{} or newer)", need.major_minor(), branch),
+           fmt::format("sudo apt install nvidia-driver-{}-open && sudo reboot", branch),
            fmt::format("# or use an image built for CUDA <= {} (e.g. a nvidia/cuda:{}.x tag)", s.cuda.major_minor(), s.cuda.major_minor())};
   out.push_back(std::move(x));
 }
@@ -177,11 +172,11 @@ void wsl_problems(const Facts& f, Findings& out) {
 
 }  // namespace
 
-Findings platform_rules(const Facts& f, const Kb& kb) {
+Findings platform_rules(const Model& m, const Kb& kb) {
   Findings out;
-  no_gpu_runtime(f, out);
-  driver_below_image(f, kb, out);
-  wsl_problems(f, out);
+  no_gpu_runtime(m, out);
+  driver_below_image(m, kb, out);
+  wsl_problems(m.facts, out);
   return out;
 }
 

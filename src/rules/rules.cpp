@@ -4,11 +4,6 @@
 
 namespace cd {
 
-bool cuda_sees_no_gpu(const DriverFacts& d) {
-  constexpr int kNoDevice = 100;  // CUDA_ERROR_NO_DEVICE
-  return d.cu_init_status == kNoDevice || (d.cu_init_status == 0 && d.cuda_device_count == 0);
-}
-
 Finding new_finding(std::string id, Severity severity, std::string subject, std::string title, std::string layer) {
   Finding f;
   f.layer = layer.empty() ? id.substr(0, id.find('.')) : std::move(layer);
@@ -19,10 +14,10 @@ Finding new_finding(std::string id, Severity severity, std::string subject, std:
   return f;
 }
 
-Findings check_rules(const Facts& facts, const Kb& kb) {
+Findings check_rules(const Model& m, const Kb& kb) {
   Findings all;
   for (auto rule : {driver_rules, device_rules, platform_rules, toolkit_rules, arch_rules, framework_rules, libs_rules}) {
-    Findings part = rule(facts, kb);
+    Findings part = rule(m, kb);
     all.insert(all.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
   }
   sort_by_severity(all);

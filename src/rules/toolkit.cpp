@@ -270,7 +270,8 @@ void nvcc_missing(const Facts& f, Findings& out) {
 
 }  // namespace
 
-Findings toolkit_rules(const Facts& facts, const Kb& kb) {
+Findings toolkit_rules(const Model& m, const Kb& kb) {
+  const Facts& facts = m.facts;
   Findings out;
   paths_disagree(facts, out);
   nvcc_missing(facts, out);

@@ -3,41 +3,14 @@
 // links, and what the NCCL triage ladder found.
 #include <fmt/format.h>
 
+#include "kb/verify_fixes.hpp"
 #include "rules/rules.hpp"
 
 namespace cd {
 
 namespace {
 
-// Exact next steps per finding id a verify step can map to.
-std::vector<std::string> fixes_for(const std::string& id, const VerifyStep& s) {
-  if (id == "driver.stub_library")
-    return {"# a toolkit stub libcuda is loaded; find and remove the stubs dir from the search path",
-            "echo $LD_LIBRARY_PATH | tr : '\\n' | grep -n stubs", "ldconfig -p | grep libcuda"};
-  if (id == "driver.missing")
-    return {"nvidia-smi   # does the kernel driver answer?", "ls -l /dev/nvidia*", "ldconfig -p | grep libcuda.so.1"};
-  if (id == "driver.forward_compat_unsupported")
-    return {"# remove cuda-compat libraries from the loader path (LD_LIBRARY_PATH, /etc/ld.so.conf.d)",
-            "echo $LD_LIBRARY_PATH | tr : '\\n' | grep -n compat", "cat /proc/driver/nvidia/version"};
-  if (id == "device.not_visible")
-    return {"echo \"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"", "nvidia-smi -L",
-            "# in a container: run with --gpus all (or the CDI device) so /dev/nvidia* are present"};
-  if (id == "device.busy_or_unavailable")
-    return {"nvidia-smi --query-gpu=index,compute_mode --format=csv",
-            "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"};
-  if (id == "memory.oom")
-    return {"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv   # who holds the memory"};
-  if (id == "arch.ptx_unsupported" || id == "arch.no_kernel_image")
-    return {"nvidia-smi   # driver version: the JIT of an older driver cannot read newer PTX"};
-  if (id == "nccl.timeout_or_hang" || id == "nccl.system_error" || id == "nccl.unhandled_cuda_error")
-    return {"NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH cuda-doctor verify   # full NCCL log", "nvidia-smi topo -m"};
-  if (id == "framework.import_failed") return {"cuda-doctor check --deep   # which layer under torch is broken"};
-  (void)s;
-  return {"sudo dmesg | grep -i -E 'NVRM|Xid' | tail   # Xid errors name the fault",
-          "nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER"};
-}
-
-Finding from_failed_step(const VerifyStep& s) {
+Finding from_failed_step(const VerifyStep& s, const Kb& kb) {
   Finding f = new_finding(
       !s.finding.empty()       ? s.finding
       : s.layer == "framework" ? "framework.import_failed"
@@ -50,7 +23,7 @@ Finding from_failed_step(const VerifyStep& s) {
                       ? "The step stopped answering and was killed by the watchdog: a GPU or driver hang."
                   : s.code_name == "CRASH" ? "The step's process crashed inside the driver or a CUDA library."
                                            : "The layer under this step is broken; the steps after it were skipped.";
-  f.fix = fixes_for(f.id, s);
+  f.fix = verify_step_fix(kb, f.id);  // data/verify_fixes.toml
   return f;
 }
 
@@ -103,12 +76,12 @@ void nccl_findings(const VerifyFacts& v, Findings& out) {
   if (n.attempts.size() > 1) {
     const NcclAttempt& first = n.attempts.front();
     Finding f;
-    f.id = first.outcome == "timeout" ? "nccl.timeout_or_hang" : "nccl.system_error";
+    f.id = first.outcome == NcclOutcome::timeout ? "nccl.timeout_or_hang" : "nccl.system_error";
     f.severity = Severity::error;
     f.layer = "nccl";
     f.subject = fmt::format("NCCL {} ({} ranks)", n.version, n.ranks);
     for (const NcclAttempt& a : n.attempts)
-      f.evidence.push_back({fmt::format("{}: {}{}{}", a.label, a.outcome, a.detail.empty() ? "" : " — " + a.detail,
+      f.evidence.push_back({fmt::format("{}: {}{}{}", a.label, outcome_name(a.outcome), a.detail.empty() ? "" : " — " + a.detail,
                                         a.transports.empty() ? "" : " [via " + fmt::format("{}", fmt::join(a.transports, ", ")) + "]"),
                             "cuda-doctor verify NCCL triage"});
     if (n.working.empty()) {
@@ -116,7 +89,7 @@ void nccl_findings(const VerifyFacts& v, Findings& out) {
       f.explanation = "Not a transport problem: NCCL itself, the driver or the GPUs fail; see the NCCL WARN line.";
       f.fix = {"NCCL_DEBUG=INFO cuda-doctor verify 2>&1 | grep -E 'WARN|version'", "nvidia-smi topo -m"};
     } else {
-      f.title = "NCCL all-reduce " + std::string(first.outcome == "timeout" ? "hangs" : "fails") +
+      f.title = "NCCL all-reduce " + std::string(first.outcome == NcclOutcome::timeout ? "hangs" : "fails") +
                 " by default but works with " + n.working;
       f.explanation = "The default transport is broken on this machine; the working setting is a workaround "
                       "(slower), the root cause is below.";
@@ -129,7 +102,7 @@ void nccl_findings(const VerifyFacts& v, Findings& out) {
     return;
   }
   // Passed at once: on several GPUs that can reach each other, SHM/NET means a slow path.
-  if (n.attempts.empty() || n.attempts.front().outcome != "pass" || n.ranks < 2) return;
+  if (n.attempts.empty() || n.attempts.front().outcome != NcclOutcome::pass || n.ranks < 2) return;
   bool peers = false;
   for (size_t i = 0; i < v.p2p_access.size(); ++i)
     for (size_t j = 0; j < v.p2p_access[i].size(); ++j) peers |= i != j && v.p2p_access[i][j];
@@ -151,16 +124,16 @@ void nccl_findings(const VerifyFacts& v, Findings& out) {
 
 }  // namespace
 
-Findings verify_rules(const Facts& facts, const Kb&) {
-  const VerifyFacts& v = facts.verify;
+Findings verify_rules(const Model& m, const Kb& kb) {
+  const VerifyFacts& v = m.facts.verify;
   Findings out;
   if (!v.ran) return out;
   for (const VerifyStep& s : v.steps)
-    if (s.status == "fail" && s.layer != "nccl") out.push_back(from_failed_step(s));
+    if (s.status == StepStatus::fail && s.layer != "nccl") out.push_back(from_failed_step(s, kb));
   // NCCL failures: the triage finding explains them; without triage, the step itself.
   if (v.nccl.attempts.size() <= 1)
     for (const VerifyStep& s : v.steps)
-      if (s.status == "fail" && s.layer == "nccl") out.push_back(from_failed_step(s));
+      if (s.status == StepStatus::fail && s.layer == "nccl") out.push_back(from_failed_step(s, kb));
   for (const Measurement& m : v.measurements)
     if (m.threshold > 0 && m.value < m.threshold) out.push_back(below_expected(m));
   link_findings(v, out);

@@ -90,7 +90,7 @@ TEST(Verdict, ContainersForOtherGpusDoNotFailABinaryThatServes) {
   s.images = {sass(90), sass(80), ptx(80, 90)};
   s.groups = {ContainerGroup{10, {0}, {"good"}}, ContainerGroup{2, {1}, {"k_old"}}, ContainerGroup{3, {1, 2}, {"k_jit"}}};
   GpuVerdict v = judge_binary(s, GpuTarget{90, "NVIDIA H200"}, DriverTarget{13000, "580.159.04"}, rules());
-  EXPECT_EQ(v.verdict, "jit");
+  EXPECT_EQ(v.verdict, Verdict::jit);
   EXPECT_EQ(v.containers_other_arch, 2);
   EXPECT_EQ(v.containers_jit, 3);
   EXPECT_EQ(v.containers_failing, 0);
@@ -102,7 +102,7 @@ TEST(Verdict, NothingServesNamesTheFailingKernels) {
   s.images = {sass(75), sass(80)};
   s.groups = {ContainerGroup{2, {0}, {"k_a"}}, ContainerGroup{1, {0, 1}, {"k_b"}}};
   GpuVerdict v = judge_binary(s, GpuTarget{90, ""}, DriverTarget{13000, "580.159.04"}, rules());
-  EXPECT_EQ(v.verdict, "no_kernel_image");
+  EXPECT_EQ(v.verdict, Verdict::no_kernel_image);
   EXPECT_EQ(v.containers_failing, 3);
   EXPECT_EQ(v.containers_judged, 3);
   EXPECT_EQ(v.kernels_failing, (std::vector<std::string>{"k_a", "k_b"}));
@@ -115,15 +115,15 @@ TEST(Verdict, LibraryKernelTableServes) {
   s.groups = {ContainerGroup{1, {0}, {}}};
   s.dispatch_containers = 400;
   s.dispatch_images = {sass(90), sass(100)};
-  EXPECT_EQ(judge_binary(s, GpuTarget{90, ""}, DriverTarget{}, rules()).verdict, "native");
-  EXPECT_EQ(judge_binary(s, GpuTarget{120, ""}, DriverTarget{}, rules()).verdict, "no_kernel_image");
+  EXPECT_EQ(judge_binary(s, GpuTarget{90, ""}, DriverTarget{}, rules()).verdict, Verdict::native);
+  EXPECT_EQ(judge_binary(s, GpuTarget{120, ""}, DriverTarget{}, rules()).verdict, Verdict::no_kernel_image);
 }
 
 TEST(Verdict, IrOnlyContainersDoNotCount) {
   BinaryScan s;
   s.images = {KernelImage{"nvvm_ir", 90, "", 0, 0, "none", 1, 1, 0}};
   s.groups = {ContainerGroup{1, {0}, {}}};
-  EXPECT_EQ(judge_binary(s, GpuTarget{90, ""}, DriverTarget{}, rules()).verdict, "no_cuda_code");
+  EXPECT_EQ(judge_binary(s, GpuTarget{90, ""}, DriverTarget{}, rules()).verdict, Verdict::no_cuda_code);
 }
 
 TEST(KbGpus, FindsByNameCcAndSm) {

@@ -29,7 +29,7 @@ TEST(FactsJson, RoundTripsEveryLayer) {
   EXPECT_EQ(back.env.at("CUDA_VISIBLE_DEVICES"), "0,1");
   EXPECT_EQ(back.driver.cuda_driver_version, 13000);
   ASSERT_EQ(back.driver.gpus.size(), 1u);
-  EXPECT_EQ(back.driver.gpus[0].sm(), "sm_90");
+  EXPECT_EQ(back.driver.gpus[0].cc_major * 10 + back.driver.gpus[0].cc_minor, 90);
   EXPECT_EQ(back.driver.gpus[0].memory_total_mib, 143771u);
   EXPECT_EQ(back.toolkit.toolkits.at(0).selected_by.at(1), "CUDA_HOME");
   EXPECT_EQ(back.pythons.at(0).torch.version, "2.11.0+cu130");

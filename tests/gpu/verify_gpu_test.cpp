@@ -82,7 +82,7 @@ TEST(Protocol, RoundTripsAndSurvivesATruncatedLine) {
   testing::internal::CaptureStdout();
   JsonLineSink sink;
   sink.begin("cuInit");
-  sink.step(VerifyStep{"driver", "cuInit", "pass", "ok", 0.1, "", 0, "", ""});
+  sink.step(VerifyStep{"driver", "cuInit", StepStatus::pass, "ok", 0.1, "", 0, "", ""});
   sink.begin("kernel correctness");
   sink.measurement(Measurement{"dtod_memcpy", "GPU 0", 4000, "GB/s", 0, "", "", 0});
   sink.value("libcuda", "/x/libcuda.so.1");

@@ -4,6 +4,12 @@
 
 #include <toml++/toml.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "kb/embedded.hpp"
 #include "kb/kb.hpp"
 #include "util/errors.hpp"
@@ -50,5 +56,48 @@ TEST(KnowledgeBase, ParseErrorsAreOneLine) {
     std::string msg = e.what();
     EXPECT_NE(msg.find("broken.toml:"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+namespace {
+
+// The team's private notes: a user of the repository does not have them, so no source may
+// point there (name the public original, or the machine, date and command of a measurement).
+const std::vector<std::string> kPrivateNotes = {"../shared", "shared/reference", "compat_data.md", "fatbin_and_arch.md",
+                                                "verify_and_libs.md", "env_report_anchors.md", "h200_machine.md",
+                                                "build_notes.md", "debian_nvidia_packages.md"};
+
+std::string private_note_in(const std::string& text) {
+  for (const auto& n : kPrivateNotes)
+    if (text.find(n) != std::string::npos) return n;
+  return {};
+}
+
+}  // namespace
+
+TEST(KnowledgeBase, SourcesNameThePublicOriginal) {
+  for (const auto& f : cd::kb::embedded_files()) {
+    std::istringstream in{std::string(f.text)};
+    std::string l;
+    for (int line = 1; std::getline(in, l); ++line) {
+      std::string note = private_note_in(l);
+      EXPECT_TRUE(note.empty()) << f.name << ":" << line << " cites " << note << ": " << l;
+    }
+  }
+}
+
+TEST(KnowledgeBase, DocsNameThePublicOriginal) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files = {fs::path(CD_SOURCE_DIR) / "README.md"};
+  for (const auto& e : fs::directory_iterator(fs::path(CD_SOURCE_DIR) / "docs"))
+    if (e.path().extension() == ".md") files.push_back(e.path());
+  ASSERT_GT(files.size(), 3u);
+  for (const auto& p : files) {
+    std::ifstream in(p);
+    std::string l;
+    for (int line = 1; std::getline(in, l); ++line) {
+      std::string note = private_note_in(l);
+      EXPECT_TRUE(note.empty()) << p.filename().string() << ":" << line << " cites " << note << ": " << l;
+    }
   }
 }

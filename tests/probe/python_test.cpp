@@ -56,8 +56,6 @@ TEST(PythonProbe, H200LayoutWithoutRunningPython) {
   EXPECT_EQ(py->torch.cuda, "13.0");
   EXPECT_TRUE(py->torch.hip.empty());
   EXPECT_EQ(py->torch.git_version, "70d99e998b8955e778fe5b5f9ee4bdb4f1a3ab2e");
-  EXPECT_EQ(py->torch.arch_list, (std::vector<std::string>{"sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"}));
-  EXPECT_NE(py->torch.arch_list_source.find("recorded list for torch 2.11 cu130 wheels (kb"), std::string::npos);
   const PythonPackage* torch = pkg(*py, "torch");
   ASSERT_NE(torch, nullptr);
   // Only CUDA-relevant pins, and nothing from the description after the header.
@@ -93,7 +91,6 @@ TEST(PythonProbe, FindsEveryEnvironmentOnceAndWhichOneRuns) {
   EXPECT_EQ(ml->version_source, "conda-meta");
   EXPECT_EQ(ml->torch.version, "2.5.1+cpu");
   EXPECT_TRUE(ml->torch.cuda.empty());
-  EXPECT_TRUE(ml->torch.arch_list.empty());  // CPU build: nothing to record
   EXPECT_EQ(proj->found_by, ".venv");
   EXPECT_EQ(proj->version, "3.12.3");
   EXPECT_EQ(proj->torch.cuda, "12.8");
@@ -246,8 +243,7 @@ TEST_F(DeepEnv, ReportsWhatTorchSees) {
   EXPECT_FALSE(py.deep.cuda_available);
   EXPECT_EQ(py.deep.cudnn_version, "91900");
   EXPECT_EQ(py.deep.nccl_version, "2.28.9");
-  EXPECT_EQ(py.torch.arch_list, (std::vector<std::string>{"sm_90", "sm_100"}));  // deep beats the kb list
-  EXPECT_EQ(py.torch.arch_list_source, "deep: torch._C._cuda_getArchFlags()");
+  EXPECT_EQ(py.deep.arch_list, (std::vector<std::string>{"sm_90", "sm_100"}));  // derive prefers it to the kb's list
 }
 
 // JAX with its CUDA plugin installed: its own interpreter run, and a CPU fallback keeps
@@ -293,7 +289,7 @@ TEST_F(DeepEnv, RecordsTheImportError) {
   ASSERT_TRUE(py.deep.ran);
   EXPECT_EQ(py.deep.error, "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory");
   EXPECT_EQ(py.torch.cuda, "13.0");  // the file facts are still there
-  EXPECT_EQ(py.torch.arch_list_source.rfind("recorded list", 0), 0u);
+  EXPECT_TRUE(py.deep.arch_list.empty());
 }
 
 }  // namespace
@@ -302,8 +298,9 @@ TEST_F(DeepEnv, RecordsTheImportError) {
 namespace cd {
 namespace {
 
-// conda builds of torch choose their own arch lists: the kb's wheel list must not be claimed for them.
-TEST(PythonProbe, NoRecordedArchListForCondaBuiltTorch) {
+// conda builds of torch choose their own arch lists: the installer is recorded, so derive
+// (tests/derive) does not claim the kb's wheel list for them.
+TEST(PythonProbe, RecordsCondaAsTorchsInstaller) {
   auto root = std::filesystem::temp_directory_path() / ("cd_conda_root_" + std::to_string(::getpid()));
   auto site = root / "opt/conda/lib/python3.11/site-packages";
   std::filesystem::create_directories(root / "opt/conda/conda-meta");
@@ -321,7 +318,6 @@ TEST(PythonProbe, NoRecordedArchListForCondaBuiltTorch) {
   EXPECT_EQ(py->found_by, "conda env list");
   EXPECT_EQ(py->torch.cuda, "12.4");
   EXPECT_EQ(pkg(*py, "torch")->installer, "conda");
-  EXPECT_TRUE(py->torch.arch_list.empty());
 }
 
 }  // namespace

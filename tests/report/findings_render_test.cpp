@@ -61,9 +61,9 @@ TEST(CheckText, VerboseShowsProbeTimesSlowestFirst) {
   Facts f;
   f.probe_seconds = {{"toolkits", 0.004}, {"driver", 0.201}, {"binaries", 0.13}};
   ReportOptions o;
-  EXPECT_EQ(render_check_text(f, {}, o).find("probe times"), std::string::npos);
+  EXPECT_EQ(render_check_text(derive(f, Kb::get()), {}, o).find("probe times"), std::string::npos);
   o.verbose = 1;
-  std::string out = render_check_text(f, {}, o);
+  std::string out = render_check_text(derive(f, Kb::get()), {}, o);
   EXPECT_NE(out.find("driver 0.201 s, binaries 0.130 s, toolkits 0.004 s"), std::string::npos) << out;
 }
 
@@ -84,14 +84,14 @@ TEST(CheckText, DeepJaxShowsTheBackendBeforeJaxsOwnMessage) {
   py.deep_jax.devices = {"cpu"};
   py.deep_jax.error = "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed.";
   f.pythons.push_back(py);
-  std::string out = render_check_text(f, {}, {});
+  std::string out = render_check_text(derive(f, Kb::get()), {}, {});
   EXPECT_NE(out.find("--deep jax           jax 0.11.2: backend cpu, 1 device(s) (cpu); JAX says: An NVIDIA GPU"),
             std::string::npos)
       << out;
   f.pythons[0].deep_jax = {};
   f.pythons[0].deep_jax.ran = true;
   f.pythons[0].deep_jax.error = "ModuleNotFoundError: No module named 'jax'";
-  out = render_check_text(f, {}, {});
+  out = render_check_text(derive(f, Kb::get()), {}, {});
   EXPECT_NE(out.find("--deep jax           ModuleNotFoundError: No module named 'jax'"), std::string::npos) << out;
   EXPECT_EQ(out.find("JAX says"), std::string::npos);
 }

@@ -7,6 +7,7 @@
 
 #include "kb/kb.hpp"
 #include "rules/rules.hpp"
+#include "rules/run_rule.hpp"
 
 namespace {
 
@@ -36,7 +37,7 @@ cd::Facts two_gpus() {
   return f;
 }
 
-cd::Findings run(const cd::Facts& f) { return cd::device_rules(f, cd::Kb::get()); }
+cd::Findings run(const cd::Facts& f) { return cdtest::run_rule(cd::device_rules, f); }
 
 using cdtest::find;
 using cdtest::fixes;

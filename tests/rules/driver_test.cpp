@@ -10,6 +10,7 @@
 
 #include "kb/kb.hpp"
 #include "rules/rules.hpp"
+#include "rules/run_rule.hpp"
 
 namespace {
 
@@ -53,7 +54,7 @@ cd::PythonEnv torch_env(const std::string& version, const std::string& cuda) {
   return py;
 }
 
-cd::Findings run(const cd::Facts& f) { return cd::driver_rules(f, cd::Kb::get()); }
+cd::Findings run(const cd::Facts& f) { return cdtest::run_rule(cd::driver_rules, f); }
 
 using cdtest::find;
 using cdtest::fixes;
@@ -350,7 +351,7 @@ TEST(DriverRules, H200RecordedFacts) {
   EXPECT_TRUE(d.query_error.empty());
   ASSERT_EQ(d.gpus.size(), 1u);
   EXPECT_EQ(d.gpus[0].name, "NVIDIA H200");
-  EXPECT_EQ(d.gpus[0].sm(), "sm_90");
+  EXPECT_EQ(d.gpus[0].cc_major * 10 + d.gpus[0].cc_minor, 90);
   EXPECT_EQ(d.gpus[0].cuda_index, 0);
   EXPECT_EQ(d.gpus[0].nvml_index, 0);
   EXPECT_EQ(d.gpus[0].memory_total_mib, 143771u);
@@ -362,10 +363,9 @@ TEST(DriverRules, H200RecordedFacts) {
   EXPECT_EQ(d.pci_gpus[0].address, d.gpus[0].pci_bus_id);
   EXPECT_EQ(f.platform.container, "docker");
   // A healthy driver: no layer-1 finding, and the image's NVIDIA_REQUIRE_CUDA is met.
-  const cd::Kb& kb = cd::Kb::get();
-  EXPECT_TRUE(cd::driver_rules(f, kb).empty());
-  EXPECT_TRUE(cd::device_rules(f, kb).empty());
-  EXPECT_TRUE(cd::platform_rules(f, kb).empty());
+  EXPECT_TRUE(cdtest::run_rule(cd::driver_rules, f).empty());
+  EXPECT_TRUE(cdtest::run_rule(cd::device_rules, f).empty());
+  EXPECT_TRUE(cdtest::run_rule(cd::platform_rules, f).empty());
   // The same machine with torch needing CUDA 13.2 would be too old for it, minor compat aside.
   f.pythons[0].torch.cuda = "13.2";
   auto x = find(run(f), "driver.minor_compat");

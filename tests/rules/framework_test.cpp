@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.hpp"
+#include "rules/run_rule.hpp"
 
 namespace cd {
 namespace {
@@ -20,7 +21,7 @@ PythonEnv h200_env() {
   py.found_by = "PATH, /opt";
   py.is_default = true;
   py.site_packages = {kSite};
-  py.torch = {"2.11.0+cu130", "13.0", "", "70d99e9", kSite + "/torch/version.py", {}, ""};
+  py.torch = {"2.11.0+cu130", "13.0", "", "70d99e9", kSite + "/torch/version.py"};
   py.packages = {
       pkg("torch", "2.11.0+cu130",
           {"cuda-toolkit[cublas,cudart]==13.0.2; platform_system == \"Linux\"",
@@ -58,16 +59,16 @@ void erase(Facts& f, const std::string& name) {
 }
 
 TEST(FrameworkRules, H200IsQuiet) {
-  Findings all = framework_rules(h200(), Kb::get());
+  Findings all = cdtest::run_rule(cd::framework_rules, h200());
   EXPECT_TRUE(all.empty()) << all.front().id << ": " << all.front().title;
 }
 
 TEST(FrameworkRules, CpuBuildOnAGpuMachineIsAnErrorWithTheRightIndex) {
   Facts f = h200();
   f.driver.cuda_driver_version = 12080;  // a 570 driver: cu130 would not run, cu128 does
-  f.pythons[0].torch = {"2.11.0+cpu", "", "", "x", kSite + "/torch/version.py", {}, ""};
+  f.pythons[0].torch = {"2.11.0+cpu", "", "", "x", kSite + "/torch/version.py"};
   packages(f) = {pkg("torch", "2.11.0+cpu"), pkg("torchvision", "0.26.0+cpu")};
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.cpu_build");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.cpu_build");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::error);
   EXPECT_EQ(found[0].fix[0],
@@ -75,7 +76,7 @@ TEST(FrameworkRules, CpuBuildOnAGpuMachineIsAnErrorWithTheRightIndex) {
             "--index-url https://download.pytorch.org/whl/cu128");
   // Without any NVIDIA GPU or driver a CPU build is just noted.
   f.driver = {};
-  found = with_id(framework_rules(f, Kb::get()), "framework.cpu_build");
+  found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.cpu_build");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::info);
   EXPECT_TRUE(found[0].fix.empty());
@@ -86,20 +87,20 @@ TEST(FrameworkRules, CpuOnlyJaxAndOnnxruntimeNextToAGpu) {
   packages(f).push_back(pkg("jax", "0.11.2"));
   packages(f).push_back(pkg("jaxlib", "0.11.2"));
   packages(f).push_back(pkg("onnxruntime", "1.23.0"));
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.cpu_build");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.cpu_build");
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].fix[0], "/opt/torch/.venv/bin/python3 -m pip install -U \"jax[cuda13]\"");
   EXPECT_EQ(found[1].fix[1], "/opt/torch/.venv/bin/python3 -m pip install onnxruntime-gpu");
   packages(f).push_back(pkg("jax-cuda13-plugin", "0.11.2"));  // the H200 has the plugin: jax uses the GPU
-  EXPECT_EQ(with_id(framework_rules(f, Kb::get()), "framework.cpu_build").size(), 1u);
+  EXPECT_EQ(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.cpu_build").size(), 1u);
   f.driver = {};  // no GPU: nothing to say about CPU packages
-  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.cpu_build").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.cpu_build").empty());
 }
 
 TEST(FrameworkRules, MissingNvidiaWheelThatTorchRequires) {
   Facts f = h200();
   erase(f, "nvidia-cudnn-cu13");
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.pins_conflict");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.pins_conflict");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::error);
   EXPECT_NE(found[0].title.find("requires nvidia-cudnn-cu13==9.19.0.56, which is not installed"), std::string::npos)
@@ -111,7 +112,7 @@ TEST(FrameworkRules, WrongNvidiaWheelVersionThroughCudaToolkitExtras) {
   Facts f = h200();
   for (auto& p : packages(f))
     if (p.name == "nvidia-cublas") p.version = "13.0.0.19";
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.pins_conflict");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.pins_conflict");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::warning);
   EXPECT_NE(found[0].title.find("cuda-toolkit 13.0.2 requires nvidia-cublas==13.1.0.3, installed 13.0.0.19"),
@@ -125,7 +126,7 @@ TEST(FrameworkRules, PackagesPinnedToAnotherTorch) {
   packages(f).push_back(pkg("xformers", "0.0.35"));                      // kb: built for 2.10.0
   packages(f).push_back(pkg("flash-attn", "2.8.3+cu12torch2.10cxx11abiTRUE"));  // local tag: torch 2.10
   packages(f).push_back(pkg("torchaudio", "2.11.0+cu128"));              // other CUDA variant
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.pins_conflict");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.pins_conflict");
   ASSERT_EQ(found.size(), 4u);
   std::string titles;
   for (const auto& fi : found) {
@@ -143,7 +144,7 @@ TEST(FrameworkRules, PackagesPinnedToAnotherTorch) {
 TEST(FrameworkRules, PinOnlyInAnExtraFallsBackToKb) {
   Facts f = h200();
   packages(f).push_back(pkg("sglang", "0.5.1.post3", {"torch==2.8.0; extra == \"srt\""}));
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.pins_conflict");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.pins_conflict");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("sglang 0.5.1.post3 is built for torch ==2.8.0"), std::string::npos) << found[0].title;
 }
@@ -152,7 +153,7 @@ TEST(FrameworkRules, CompanionFromAnotherReleaseViaKb) {
   Facts f = h200();
   erase(f, "torchvision");
   packages(f).push_back(pkg("torchvision", "0.25.0"));  // no metadata pin recorded: kb says 2.11 ↔ 0.26
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.pins_conflict");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.pins_conflict");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("expects torchvision 0.26.x"), std::string::npos) << found[0].title;
 }
@@ -166,29 +167,29 @@ TEST(FrameworkRules, WrongEnvironment) {
   sys.kind = "system";
   sys.is_default = true;
   f.pythons.push_back(sys);
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.wrong_environment");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.wrong_environment");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].fix[0], "source /opt/torch/.venv/bin/activate");
   // An activated env that PATH does not run.
   f.pythons[0].found_by = "VIRTUAL_ENV, /opt";
-  found = with_id(framework_rules(f, Kb::get()), "framework.wrong_environment");
+  found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.wrong_environment");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("activated environment /opt/torch/.venv"), std::string::npos);
   // A venv with torch on top of an activated conda base is normal.
   f.pythons[1].torch.version = "2.11.0+cu130";
-  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.wrong_environment").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.wrong_environment").empty());
 }
 
 TEST(FrameworkRules, ImportFailedFromDeep) {
   Facts f = h200();
   f.pythons[0].deep.ran = true;
   f.pythons[0].deep.error = "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory";
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.import_failed");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::error);
   EXPECT_EQ(found[0].evidence[0].fact, f.pythons[0].deep.error);
   f.pythons[0].deep.error.clear();
-  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed").empty());
 }
 
 TEST(FrameworkRules, JaxFallingBackToTheCpuOrFailingToImport) {
@@ -198,30 +199,30 @@ TEST(FrameworkRules, JaxFallingBackToTheCpuOrFailingToImport) {
   py.deep_jax.version = "0.11.2";
   py.deep_jax.backend = "gpu";
   py.deep_jax.devices = {"NVIDIA H200"};
-  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed").empty());
   py.deep_jax.backend = "cpu";
   py.deep_jax.error = "Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.";
-  Findings found = with_id(framework_rules(f, Kb::get()), "framework.import_failed");
+  Findings found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("runs on the CPU"), std::string::npos) << found[0].title;
   EXPECT_EQ(found[0].evidence[0].fact, "jax.default_backend() = cpu");
   EXPECT_EQ(found[0].evidence[1].fact, py.deep_jax.error);
   f.env["JAX_PLATFORMS"] = "cpu";  // asked for: not a failure
-  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed").empty());
   f.env.erase("JAX_PLATFORMS");
   f.env["CUDA_VISIBLE_DEVICES"] = "";  // every GPU hidden: device.not_visible is the cause, not JAX
   f.driver.cu_init_status = 100;
-  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed").empty());
   f.driver.cu_init_status = 0;
   f.driver.cuda_device_count = 0;
-  EXPECT_TRUE(with_id(framework_rules(f, Kb::get()), "framework.import_failed").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed").empty());
   f.driver.cuda_device_count = 1;
   f.env.erase("CUDA_VISIBLE_DEVICES");
-  EXPECT_EQ(with_id(framework_rules(f, Kb::get()), "framework.import_failed").size(), 1u);
+  EXPECT_EQ(with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed").size(), 1u);
   py.deep_jax = {};
   py.deep_jax.ran = true;
   py.deep_jax.error = "ImportError: libcudnn.so.9: cannot open shared object file";
-  found = with_id(framework_rules(f, Kb::get()), "framework.import_failed");
+  found = with_id(cdtest::run_rule(cd::framework_rules, f), "framework.import_failed");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("importing jax"), std::string::npos);
 }

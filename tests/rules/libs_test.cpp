@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.hpp"
+#include "rules/run_rule.hpp"
 
 namespace cd {
 namespace {
@@ -97,7 +98,7 @@ bool evidence_contains(const Finding& f, const std::string& s) {
 }
 
 TEST(LibsRules, DuplicateCopiesOnTheH200) {
-  Findings all = libs_rules(h200(), Kb::get());
+  Findings all = cdtest::run_rule(cd::libs_rules, h200());
   Findings dup = with_id(all, "libs.duplicate_copies");
   ASSERT_EQ(dup.size(), 3u);  // cudnn, nccl (different versions) + one info line for same-version copies
   const Finding& cudnn = dup[0];
@@ -125,7 +126,7 @@ TEST(LibsRules, ToolkitNextToWheelsIsOnlyInfo) {
   f.libs.copies[5].version = "13.0.48";  // toolkit cudart older than the wheel's
   f.libs.resolutions.push_back(res("programs without RPATH", "", "cudart", "libcudart.so.13", f.libs.copies[5].path,
                                    f.libs.copies[5].realpath, "ld.so.cache"));
-  Findings dup = with_id(libs_rules(f, Kb::get()), "libs.duplicate_copies");
+  Findings dup = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.duplicate_copies");
   ASSERT_EQ(dup.size(), 3u);
   EXPECT_NE(dup[2].title.find("2 copies of cudart (13.0.48, 13.0.96)"), std::string::npos) << dup[2].title;
   EXPECT_EQ(dup[2].severity, Severity::info);
@@ -136,7 +137,7 @@ TEST(LibsRules, SingleCopiesAreQuiet) {
   f.libs.copies.erase(f.libs.copies.begin(), f.libs.copies.begin() + 2);  // no system cuDNN
   f.libs.copies.erase(f.libs.copies.begin() + 1);                         // no system NCCL
   f.libs.copies.pop_back();                                               // one cudart
-  EXPECT_TRUE(with_id(libs_rules(f, Kb::get()), "libs.duplicate_copies").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::libs_rules, f), "libs.duplicate_copies").empty());
 }
 
 TEST(LibsRules, CudnnMismatchWhenTorchFallsBackToTheSystemCopy) {
@@ -145,7 +146,7 @@ TEST(LibsRules, CudnnMismatchWhenTorchFallsBackToTheSystemCopy) {
   r.path = kSys + "/libcudnn.so.9";
   r.realpath = kSys + "/libcudnn.so.9.14.0";
   r.via = r.detail = "ld.so.cache";
-  Findings m = with_id(libs_rules(f, Kb::get()), "libs.cudnn_mismatch");
+  Findings m = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.cudnn_mismatch");
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].severity, Severity::error);  // older minor than built for
   EXPECT_EQ(m[0].subject, kTorch);
@@ -158,9 +159,9 @@ TEST(LibsRules, CudnnMismatchUsesTheDeepVersionWhenItRan) {
   Facts f = h200();
   f.pythons[0].deep.ran = true;
   f.pythons[0].deep.cudnn_version = "91900";
-  EXPECT_TRUE(with_id(libs_rules(f, Kb::get()), "libs.cudnn_mismatch").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::libs_rules, f), "libs.cudnn_mismatch").empty());
   f.pythons[0].deep.cudnn_version = "8907";  // cuDNN 8.9.7 (MAJOR*1000 + MINOR*100 + PATCH): another major
-  Findings m = with_id(libs_rules(f, Kb::get()), "libs.cudnn_mismatch");
+  Findings m = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.cudnn_mismatch");
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].severity, Severity::error);
   EXPECT_NE(m[0].title.find("cuDNN 8.9.7"), std::string::npos) << m[0].title;
@@ -174,7 +175,7 @@ TEST(LibsRules, NotFoundNamesTheWheelToReinstall) {
   r.detail = "libnccl.so.2: cannot open shared object file: No such file or directory";
   r.tried = {kSite + "/torch/lib/../../nvidia/nccl/lib/libnccl.so.2"};
   f.libs.copies.erase(f.libs.copies.begin() + 3, f.libs.copies.begin() + 5);
-  Findings nf = with_id(libs_rules(f, Kb::get()), "libs.not_found");
+  Findings nf = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.not_found");
   ASSERT_EQ(nf.size(), 1u);
   EXPECT_EQ(nf[0].severity, Severity::error);
   EXPECT_NE(nf[0].title.find("libnccl.so.2 cannot be loaded"), std::string::npos);
@@ -197,7 +198,7 @@ TEST(LibsRules, SymbolConflictFromAnOlderCopyOnLdLibraryPath) {
                             "/usr/local/cuda-13.0/lib64/libnvJitLink.so.13.0.39", "LD_LIBRARY_PATH");
   r.requested_by = wdir + "/libcusparse.so.12";
   f.libs.resolutions.push_back(r);
-  Findings sc = with_id(libs_rules(f, Kb::get()), "libs.symbol_conflict");
+  Findings sc = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.symbol_conflict");
   ASSERT_EQ(sc.size(), 1u);
   EXPECT_EQ(sc[0].severity, Severity::warning);
   EXPECT_NE(sc[0].title.find("libcusparse.so.12 needs libnvJitLink.so.13 13.0.88"), std::string::npos) << sc[0].title;
@@ -205,7 +206,7 @@ TEST(LibsRules, SymbolConflictFromAnOlderCopyOnLdLibraryPath) {
   // The same copy from its own directory is fine.
   f.libs.resolutions.back().realpath = wdir + "/libnvJitLink.so.13";
   f.libs.resolutions.back().path = wdir + "/libnvJitLink.so.13";
-  EXPECT_TRUE(with_id(libs_rules(f, Kb::get()), "libs.symbol_conflict").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::libs_rules, f), "libs.symbol_conflict").empty());
 }
 
 TEST(LibsRules, SymbolConflictFromMissingVersionedSymbols) {
@@ -216,7 +217,7 @@ TEST(LibsRules, SymbolConflictFromMissingVersionedSymbols) {
   r.missing_symbols = {"__nvJitLinkComplete_12_4", "__nvJitLinkCreate_12_4"};
   f.libs.ld_library_path = {"/usr/local/cuda-12.1/lib64"};
   f.libs.resolutions.push_back(r);
-  Findings sc = with_id(libs_rules(f, Kb::get()), "libs.symbol_conflict");
+  Findings sc = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.symbol_conflict");
   ASSERT_EQ(sc.size(), 1u);
   EXPECT_EQ(sc[0].severity, Severity::error);
   EXPECT_TRUE(evidence_contains(sc[0], "undefined: __nvJitLinkComplete_12_4, __nvJitLinkCreate_12_4 (version libnvJitLink.so.12)"));
@@ -227,12 +228,12 @@ TEST(LibsRules, TwoCopiesMappedInOneProcessIsAnError) {
   Facts f = h200();
   f.pythons[0].deep.ran = true;
   f.pythons[0].deep.loaded_libraries = {kSite + "/nvidia/nccl/lib/libnccl.so.2", kSys + "/libnccl.so.2.28.3"};
-  Findings dup = with_id(libs_rules(f, Kb::get()), "libs.duplicate_copies");
+  Findings dup = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.duplicate_copies");
   ASSERT_FALSE(dup.empty());
   EXPECT_EQ(dup[0].severity, Severity::error);
   EXPECT_NE(dup[0].title.find("2 copies of nccl are loaded in one python process"), std::string::npos) << dup[0].title;
   f.pythons[0].deep.loaded_libraries.pop_back();  // the healthy H200 baseline: one copy each
-  Findings healthy = with_id(libs_rules(f, Kb::get()), "libs.duplicate_copies");
+  Findings healthy = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.duplicate_copies");
   for (const auto& x : healthy) EXPECT_NE(x.severity, Severity::error);
   ASSERT_GE(healthy.size(), 2u);
   EXPECT_TRUE(evidence_contains(healthy[1], kSite + "/nvidia/nccl/lib/libnccl.so.2 is mapped in the process"));

@@ -7,6 +7,7 @@
 
 #include "kb/kb.hpp"
 #include "rules/rules.hpp"
+#include "rules/run_rule.hpp"
 
 namespace {
 
@@ -24,7 +25,7 @@ cd::Facts gpu_host(const std::string& driver = "580.159.04", int cuda = 13000) {
   return f;
 }
 
-cd::Findings run(const cd::Facts& f) { return cd::platform_rules(f, cd::Kb::get()); }
+cd::Findings run(const cd::Facts& f) { return cdtest::run_rule(cd::platform_rules, f); }
 
 using cdtest::find;
 using cdtest::fixes;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.hpp"
+#include "rules/run_rule.hpp"
 
 namespace cd {
 namespace {
@@ -55,7 +56,7 @@ Findings with_id(const Findings& all, const std::string& id) {
 }
 
 TEST(ToolkitRules, H200IsQuiet) {
-  Findings all = toolkit_rules(h200(), Kb::get());
+  Findings all = cdtest::run_rule(cd::toolkit_rules, h200());
   EXPECT_TRUE(all.empty()) << all.front().id << ": " << all.front().title;
 }
 
@@ -68,7 +69,7 @@ TEST(ToolkitRules, PathsDisagree) {
   f.toolkit.alternatives_cuda = "/usr/local/cuda-12.4";
   f.toolkit.ld_library_path_toolkits = {"/usr/local/cuda-13.0"};
   f.env["LD_LIBRARY_PATH"] = "/usr/local/cuda/lib64:/usr/local/nvidia/lib64";
-  Findings found = with_id(toolkit_rules(f, Kb::get()), "toolkit.paths_disagree");
+  Findings found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.paths_disagree");
   ASSERT_EQ(found.size(), 1u);
   const Finding& fi = found[0];
   EXPECT_EQ(fi.severity, Severity::warning);
@@ -83,17 +84,17 @@ TEST(ToolkitRules, PathsDisagree) {
 TEST(ToolkitRules, MultipleIsInfoWithWhatSelectsEach) {
   Facts f = h200();
   f.toolkit.toolkits.push_back(tk("/usr/local/cuda-12.8", "12.8.93"));
-  Findings found = with_id(toolkit_rules(f, Kb::get()), "toolkit.multiple");
+  Findings found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.multiple");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::info);
   EXPECT_NE(found[0].evidence[1].fact.find("selected by nothing"), std::string::npos);
-  EXPECT_TRUE(with_id(toolkit_rules(f, Kb::get()), "toolkit.paths_disagree").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.paths_disagree").empty());
 }
 
 TEST(ToolkitRules, HostCompilerTooNewFromHostConfig) {
   Facts f = h200();
   f.toolkit.host_compilers = {{"gcc", "/usr/bin/gcc", "16.1.0", "PATH", ""}};
-  Findings found = with_id(toolkit_rules(f, Kb::get()), "toolkit.host_compiler_unsupported");
+  Findings found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.host_compiler_unsupported");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("gcc ≤ 15"), std::string::npos) << found[0].title;
   EXPECT_EQ(found[0].fix[0], "sudo apt-get install gcc-15 g++-15");
@@ -107,9 +108,9 @@ TEST(ToolkitRules, HostCompilerLimitFallsBackToKb) {
   f.toolkit.host_compilers = {{"gcc", "/usr/bin/gcc", "14.2.0", "PATH", ""},
                               {"gcc", "/opt/gcc/bin/g++", "13.3.0", "CUDAHOSTCXX", ""}};
   // CUDAHOSTCXX (13) is what the build uses: fine for 12.6.
-  EXPECT_TRUE(with_id(toolkit_rules(f, Kb::get()), "toolkit.host_compiler_unsupported").empty());
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.host_compiler_unsupported").empty());
   f.toolkit.host_compilers.pop_back();
-  Findings found = with_id(toolkit_rules(f, Kb::get()), "toolkit.host_compiler_unsupported");
+  Findings found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.host_compiler_unsupported");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].evidence[1].source.find("kb:"), std::string::npos);
   EXPECT_NE(found[0].title.find("gcc ≤ 13"), std::string::npos) << found[0].title;
@@ -118,19 +119,19 @@ TEST(ToolkitRules, HostCompilerLimitFallsBackToKb) {
 TEST(ToolkitRules, VersionMismatchMattersOnlyForExtensions) {
   Facts f = h200();
   f.pythons = {torch_env("/opt/venv", "2.8.0+cu128", "12.8")};
-  Findings found = with_id(toolkit_rules(f, Kb::get()), "toolkit.version_mismatch");
+  Findings found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.version_mismatch");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::warning);
   EXPECT_NE(found[0].explanation.find("only for building CUDA extensions"), std::string::npos);
   EXPECT_EQ(found[0].fix[1], "sudo apt-get install cuda-toolkit-12-8   # NVIDIA's CUDA apt repository");
   // A second installed toolkit of the right major is offered instead of an install.
   f.toolkit.toolkits.push_back(tk("/usr/local/cuda-12.8", "12.8.93"));
-  found = with_id(toolkit_rules(f, Kb::get()), "toolkit.version_mismatch");
+  found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.version_mismatch");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].fix[0], "export CUDA_HOME=/usr/local/cuda-12.8");
   // Minor-only difference: info.
   f.pythons = {torch_env("/opt/venv", "2.10.0+cu130", "13.2")};
-  found = with_id(toolkit_rules(f, Kb::get()), "toolkit.version_mismatch");
+  found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.version_mismatch");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::info);
 }
@@ -138,15 +139,15 @@ TEST(ToolkitRules, VersionMismatchMattersOnlyForExtensions) {
 TEST(ToolkitRules, NvccMissingWhenABuildNeedsIt) {
   Facts f = h200();
   f.toolkit = {};
-  Findings found = with_id(toolkit_rules(f, Kb::get()), "toolkit.nvcc_missing");
+  Findings found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.nvcc_missing");
   ASSERT_EQ(found.size(), 1u);  // TORCH_CUDA_ARCH_LIST is set: someone builds extensions
   EXPECT_EQ(found[0].fix[0], "sudo apt-get install cuda-toolkit-13-0   # NVIDIA's CUDA apt repository");
   f.env.clear();
-  EXPECT_TRUE(with_id(toolkit_rules(f, Kb::get()), "toolkit.nvcc_missing").empty());  // nothing to build
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.nvcc_missing").empty());  // nothing to build
   // CUDA_HOME pointing at a directory without nvcc is always worth saying.
   f.toolkit.cuda_home = "/usr/local/cuda-12.1";
   f.toolkit.cuda_home_var = "CUDA_HOME";
-  found = with_id(toolkit_rules(f, Kb::get()), "toolkit.nvcc_missing");
+  found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.nvcc_missing");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].subject, "CUDA_HOME");
 }

@@ -5,6 +5,7 @@
 #include "binary/nvcc_fixtures.hpp"
 #include "binary/scan.hpp"
 #include "rules/rules.hpp"
+#include "rules/run_rule.hpp"
 
 using namespace cd;
 
@@ -37,10 +38,10 @@ TEST(ArchRules, TorchWithoutTheGpuArchGetsTheRightWheel) {
   env.prefix = "/opt/venv";
   env.torch.version = "2.7.0+cu126";
   env.torch.cuda = "12.6";
-  env.torch.arch_list = {"sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"};
-  env.torch.arch_list_source = "test";
+  env.deep.ran = true;  // --deep: what torch.cuda.get_arch_list() said
+  env.deep.arch_list = {"sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"};
   f.pythons.push_back(env);
-  Findings out = arch_rules(f, Kb::get());
+  Findings out = cdtest::run_rule(cd::arch_rules, f);
   const Finding* u = find(out, "arch.unsupported_by_framework");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->severity, Severity::error);
@@ -48,20 +49,20 @@ TEST(ArchRules, TorchWithoutTheGpuArchGetsTheRightWheel) {
   EXPECT_EQ(u->fix.back(),
             "/opt/venv/bin/python -m pip install --force-reinstall torch==2.7.0 --index-url https://download.pytorch.org/whl/cu128");
   f.driver.gpus[0].cc_major = 8, f.driver.gpus[0].cc_minor = 9;  // sm_86 SASS serves an RTX 4090
-  EXPECT_EQ(find(arch_rules(f, Kb::get()), "arch.unsupported_by_framework"), nullptr);
+  EXPECT_EQ(find(cdtest::run_rule(cd::arch_rules, f), "arch.unsupported_by_framework"), nullptr);
 }
 
 TEST(ArchRules, TorchCudaArchListMustCoverTheGpus) {
   Facts f = machine(9, 0, "NVIDIA H100");
   f.env["TORCH_CUDA_ARCH_LIST"] = "7.5;8.0;8.6+PTX";  // PTX 8.6 would JIT: covered
-  EXPECT_EQ(find(arch_rules(f, Kb::get()), "arch.arch_list_mismatch"), nullptr);
+  EXPECT_EQ(find(cdtest::run_rule(cd::arch_rules, f), "arch.arch_list_mismatch"), nullptr);
   f.env["TORCH_CUDA_ARCH_LIST"] = "7.5 8.0 8.6";
-  const Findings out = arch_rules(f, Kb::get());
+  const Findings out = cdtest::run_rule(cd::arch_rules, f);
   const Finding* m = find(out, "arch.arch_list_mismatch");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->fix.at(0), "export TORCH_CUDA_ARCH_LIST=\"9.0\"");
   f.env["TORCH_CUDA_ARCH_LIST"] = "9.0a";  // the H200 image's value
-  EXPECT_EQ(find(arch_rules(f, Kb::get()), "arch.arch_list_mismatch"), nullptr);
+  EXPECT_EQ(find(cdtest::run_rule(cd::arch_rules, f), "arch.arch_list_mismatch"), nullptr);
 }
 
 TEST(ArchRules, Sm75ExtensionInAVenvOnAnH200) {
@@ -75,7 +76,7 @@ TEST(ArchRules, Sm75ExtensionInAVenvOnAnH200) {
   BinaryScan b = scan_binary(so, false);
   b.package = "my_ext";
   f.binaries.push_back(b);
-  Findings out = arch_rules(f, Kb::get());
+  Findings out = cdtest::run_rule(cd::arch_rules, f);
   const Finding* n = find(out, "arch.no_kernel_image");
   ASSERT_NE(n, nullptr);
   EXPECT_EQ(n->severity, Severity::error);

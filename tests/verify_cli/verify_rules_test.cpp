@@ -3,6 +3,7 @@
 
 #include "gpu/verify_expect.hpp"
 #include "rules/rules.hpp"
+#include "rules/run_rule.hpp"
 
 using namespace cd;
 
@@ -26,22 +27,22 @@ const Finding* find(const Findings& fs, const std::string& id) {
 }  // namespace
 
 TEST(VerifyRules, HealthyH200HasNoFindings) {
-  EXPECT_TRUE(verify_rules(h200(4277), Kb::get()).empty());
+  EXPECT_TRUE(cdtest::run_rule(cd::verify_rules, h200(4277)).empty());
 }
 
 TEST(VerifyRules, SlowMemoryIsBelowExpectedWithBothNumbersAndSource) {
-  Findings fs = verify_rules(h200(2000), Kb::get());
+  Findings fs = cdtest::run_rule(cd::verify_rules, h200(2000));
   const Finding* f = find(fs, "perf.below_expected");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::warning);
   EXPECT_NE(f->title.find("2000.0 GB/s"), std::string::npos) << f->title;
   EXPECT_NE(f->title.find("4278"), std::string::npos);
   ASSERT_EQ(f->evidence.size(), 2u);
-  EXPECT_NE(f->evidence[1].source.find("Appendix M"), std::string::npos) << f->evidence[1].source;
+  EXPECT_NE(f->evidence[1].source.find("measured on the H200 machine"), std::string::npos) << f->evidence[1].source;
 }
 
 TEST(VerifyRules, NarrowPcieLinkIsDegraded) {
-  Findings fs = verify_rules(h200(4277, 4, 8), Kb::get());
+  Findings fs = cdtest::run_rule(cd::verify_rules, h200(4277, 4, 8));
   const Finding* f = find(fs, "device.degraded_link");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("Gen4 x8"), std::string::npos);
@@ -51,10 +52,10 @@ TEST(VerifyRules, NarrowPcieLinkIsDegraded) {
 TEST(VerifyRules, FailedStepUsesItsMappedFindingAndSkipsAreQuiet) {
   Facts f;
   f.verify.ran = true;
-  f.verify.steps.push_back(VerifyStep{"driver", "cuInit", "fail", "cuInit failed: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803)",
+  f.verify.steps.push_back(VerifyStep{"driver", "cuInit", StepStatus::fail, "cuInit failed: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803)",
                                       0.1, "", 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "driver.forward_compat_unsupported"});
-  f.verify.steps.push_back(VerifyStep{"framework", "torch", "skip", "no Python with torch found", 0, "", 0, "", ""});
-  Findings fs = verify_rules(f, Kb::get());
+  f.verify.steps.push_back(VerifyStep{"framework", "torch", StepStatus::skip, "no Python with torch found", 0, "", 0, "", ""});
+  Findings fs = cdtest::run_rule(cd::verify_rules, f);
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].id, "driver.forward_compat_unsupported");
   EXPECT_EQ(fs[0].severity, Severity::error);
@@ -63,5 +64,5 @@ TEST(VerifyRules, FailedStepUsesItsMappedFindingAndSkipsAreQuiet) {
 
 TEST(VerifyRules, NothingWhenVerifyDidNotRun) {
   Facts f;
-  EXPECT_TRUE(verify_rules(f, Kb::get()).empty());
+  EXPECT_TRUE(cdtest::run_rule(cd::verify_rules, f).empty());
 }

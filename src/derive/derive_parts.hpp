@@ -1,0 +1,43 @@
+#pragma once
+// The functions derive() is made of, one per derived value; rules call the few that take
+// arguments of their own (a torch variant for another GPU, a Python command).
+#include <string>
+#include <vector>
+
+#include "derive/model.hpp"
+
+namespace cd {
+
+DriverModel derive_driver(const DriverFacts& d, const Kb& kb);  // derive/driver.cpp
+DriverTarget driver_target(const DriverModel& d);
+
+std::vector<MachineGpu> derive_gpus(const DriverFacts& d);       // derive/gpus.cpp
+// One target per distinct architecture, in the GPUs' order.
+std::vector<GpuTarget> gpu_targets(const std::vector<MachineGpu>& gpus);
+
+PlatformModel derive_platform(const Facts& f);                   // derive/platform.cpp
+
+// The command that runs an environment's Python: its interpreter, else PREFIX/bin/python,
+// else "python3" (no environment known).
+std::string python_cmd(const PythonEnv* env);                     // derive/envs.cpp
+EnvModel derive_env(const Facts& f, const PythonEnv& env, const Kb& kb);
+
+// The torch wheel variant to install (derive/torch.cpp): the newest variant of this release
+// whose CUDA the driver runs (any, when `driver_cuda` is unknown) and, when `sm` is given,
+// whose recorded arch list runs natively there. With none at or below the driver's CUDA, the
+// oldest of the driver's CUDA major (it runs through minor-version compatibility).
+struct TorchPick {
+  std::string variant;  // "cu128"; "" when the release or no fitting variant is known
+  bool minor_compat = false;
+};
+TorchPick torch_variant_for(const Kb& kb, const std::string& torch_version, const Version& driver_cuda, int sm = 0);
+
+// What torch was built for: --deep's get_arch_list(), else the knowledge base's record of
+// the installed wheel (PyTorch's own wheels only: conda builds choose their own lists).
+struct ArchList {
+  std::vector<std::string> archs;  // "sm_90", "compute_120"
+  std::string source;
+};
+ArchList torch_arch_list(const PythonEnv& env, const Kb& kb);
+
+}  // namespace cd

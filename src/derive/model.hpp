@@ -1,0 +1,76 @@
+#pragma once
+// The model of one machine: what follows from the observations (Facts) and the knowledge
+// base (Kb), each value computed by exactly one function in this folder. Facts hold
+// observations only; a replay with a newer knowledge base derives today's answers.
+// Rules and renderers read the model; subcommands build it once with derive().
+#include <string>
+#include <vector>
+
+#include "binary/verdict.hpp"
+#include "facts/facts.hpp"
+#include "kb/kb.hpp"
+#include "util/version.hpp"
+
+namespace cd {
+
+// The driver as its best source knows it (derive/driver.cpp).
+struct DriverModel {
+  bool found = false;          // any sign of a driver: module, libraries or GPUs
+  Version version;             // NVML's, else the kernel module's, else the linked libcuda's; empty = unknown
+  std::string version_source;  // "NVML", "/proc/driver/nvidia/version", a library path
+  Version cuda;                // the newest CUDA the driver supports; empty = unknown
+  std::string cuda_source;     // "cuDriverGetVersion", "nvmlSystemGetCudaDriverVersion", "knowledge base: …"
+  int cuda_int() const { return cuda.empty() ? 0 : cuda.cuda_int(); }  // 13000
+};
+
+// One GPU of facts.driver.gpus with what follows from it.
+struct MachineGpu {
+  const GpuInfo* info = nullptr;
+  int index = 0;      // CUDA's number for it, else NVML's
+  int sm = 0;         // 90
+  std::string label;  // "sm_90 (NVIDIA H200)"
+};
+
+// GPU device nodes and containers (derive/platform.cpp).
+struct PlatformModel {
+  bool gpu_device_nodes = false;        // /dev/nvidia0 … present
+  bool container_without_gpus = false;  // a container not given the host's GPUs
+  bool machine_has_gpu = false;         // a GPU, an NVIDIA PCI device or a loaded module
+  bool cuda_sees_no_gpu = false;        // cuInit found no device (CUDA_VISIBLE_DEVICES, missing nodes)
+};
+
+// One Python environment with what follows from it (derive/envs.cpp).
+struct EnvModel {
+  const PythonEnv* env = nullptr;
+  std::string python;                   // the command that runs it: its interpreter, else PREFIX/bin/python
+  std::string torch_variant;            // "cu130", "cpu"; "" without torch
+  std::vector<std::string> torch_arch_list;  // what torch was built for: --deep's answer, else the kb's record
+  std::string torch_arch_list_source;
+  std::vector<const LibraryResolution*> resolutions;  // the libraries its frameworks resolve
+};
+
+struct Model {
+  explicit Model(const Facts& f) : facts(f) {}
+  const Facts& facts;
+  DriverModel driver;
+  std::vector<MachineGpu> gpus;     // one per facts.driver.gpus, same order
+  std::vector<GpuTarget> targets;   // one per distinct architecture: what binaries are judged for
+  DriverTarget driver_target;       // the driver's limits for the verdicts
+  std::vector<std::vector<GpuVerdict>> verdicts;  // [binary of facts.binaries][target]
+  PlatformModel platform;
+  std::vector<EnvModel> envs;       // one per facts.pythons, same order
+
+  const EnvModel& env(const PythonEnv& py) const;  // py must be one of facts.pythons
+  // The environment whose site-packages holds `path` (longest match); nullptr when none.
+  const EnvModel* env_for_path(const std::string& path) const;
+};
+
+// Everything above, for these facts. The model refers to `facts`: keep them alive.
+Model derive(const Facts& facts, const Kb& kb);
+Model derive(Facts&&, const Kb&) = delete;
+
+// The facts as `check --json` writes them: observations plus the verdicts per binary
+// (schema cuda-doctor/facts/v1, docs/json-schema.md).
+nlohmann::json facts_json(const Model& m);
+
+}  // namespace cd

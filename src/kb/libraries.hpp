@@ -1,0 +1,21 @@
+#pragma once
+// The CUDA library families the libs probe tracks (data/libraries.toml).
+#include <string>
+#include <vector>
+
+#include "kb/kb.hpp"
+
+namespace cd {
+
+struct LibraryFamilyRow {
+  std::string name;         // "cudnn"
+  std::string stem;         // after "lib" in the file name
+  bool sublibs = false;     // libcudnn_ops.so.9 belongs to cudnn
+  std::string wheel;        // PyPI name prefix: "nvidia-cudnn"
+  std::string toolkit_key;  // version.json key; "" when the toolkit does not ship it
+  std::string source;
+};
+
+const std::vector<LibraryFamilyRow>& library_families(const Kb& kb);
+
+}  // namespace cd
