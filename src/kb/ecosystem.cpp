@@ -286,4 +286,14 @@ const std::vector<CpuPackage>& cpu_packages(const Kb& kb) {
   });
 }
 
+bool pins_checked(const Kb& kb, const std::string& package) {
+  const auto& names = kb.view<std::vector<std::string>>("pinned", [](const Kb& k) {
+    const toml::table* t = kb_table(k, "ecosystem")["pinned"].as_table();
+    return t ? row_strs(*t, "packages") : std::vector<std::string>{};
+  });
+  for (const auto& n : names)
+    if (n == package || (n.ends_with('*') && package.starts_with(n.substr(0, n.size() - 1)))) return true;
+  return false;
+}
+
 }  // namespace cd

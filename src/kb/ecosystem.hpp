@@ -30,6 +30,9 @@ struct CpuPackage {
   std::string source;
 };
 const std::vector<CpuPackage>& cpu_packages(const Kb& kb);
+
+// Whether framework.pins_conflict checks this package's Requires-Dist pins (data/ecosystem.toml [pinned]).
+bool pins_checked(const Kb& kb, const std::string& package);
 // The row for an installed package version: an exact release row, else the longest series prefix.
 std::optional<EcosystemPin> ecosystem_pin(const Kb& kb, const std::string& package, const std::string& version);
 // Whether `torch_version` satisfies the pin (local tags ignored).

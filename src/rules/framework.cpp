@@ -94,13 +94,8 @@ void push_pin(const PythonEnv& py, const std::string& subject, Severity sev, std
   out.push_back(std::move(fi));
 }
 
-bool pinned_package(const std::string& name) {
-  return name == "torch" || name == "torchvision" || name == "torchaudio" || name == "xformers" ||
-         name == "flash-attn" || name == "triton" || name == "cuda-toolkit" || name.rfind("nvidia-", 0) == 0;
-}
-
 // Requires-Dist pins of one installed package against what is installed next to it.
-void metadata_pins(const Facts& f, const PythonEnv& py, const PythonPackage& pkg, Findings& out) {
+void metadata_pins(const Facts& f, const Kb& kb, const PythonEnv& py, const PythonPackage& pkg, Findings& out) {
   std::vector<std::string> own_extras;  // cuda-toolkit's extras that torch asked for
   if (pkg.name == "cuda-toolkit")
     if (const PythonPackage* torch = find_pkg(py, "torch"))
@@ -108,7 +103,7 @@ void metadata_pins(const Facts& f, const PythonEnv& py, const PythonPackage& pkg
         if (auto r = parse_requirement(line); r.name == "cuda-toolkit") own_extras = r.extras;
   for (const auto& line : pkg.requires_dist) {
     Requirement req = parse_requirement(line);
-    if (!pinned_package(req.name) || !marker_applies(req.marker, f.host.arch, own_extras)) continue;
+    if (!pins_checked(kb, req.name) || !marker_applies(req.marker, f.host.arch, own_extras)) continue;
     const PythonPackage* have = find_pkg(py, req.name);
     bool wheel = req.name.rfind("nvidia-", 0) == 0 || req.name == "cuda-toolkit";
     std::string source = fmt::format("{} METADATA in {}", pkg.name, pkg.location);
@@ -216,7 +211,7 @@ void companions(const Kb& kb, const PythonEnv& py, const PythonPackage& torch, F
 }
 
 void pins(const Facts& f, const Kb& kb, const PythonEnv& py, Findings& out) {
-  for (const auto& pkg : py.packages) metadata_pins(f, py, pkg, out);
+  for (const auto& pkg : py.packages) metadata_pins(f, kb, py, pkg, out);
   const PythonPackage* torch = find_pkg(py, "torch");
   if (!torch) return;
   companions(kb, py, *torch, out);

@@ -50,6 +50,10 @@ TEST(KbTables, CpuPackagesAndLibraryFamilies) {
   EXPECT_EQ(cpu[0].name, "onnxruntime");
   EXPECT_EQ(cpu[0].unless, "onnxruntime-gpu");
   EXPECT_EQ(cpu[2].fix.at(1), "{python} -m pip install \"tensorflow[and-cuda]\"");
+  EXPECT_TRUE(pins_checked(kb, "torch"));
+  EXPECT_TRUE(pins_checked(kb, "nvidia-cudnn-cu13"));
+  EXPECT_FALSE(pins_checked(kb, "numpy"));
+  EXPECT_FALSE(pins_checked(kb, "nvidia"));  // the prefix wants its dash
   const auto& fams = library_families(kb);
   ASSERT_EQ(fams.size(), 12u);
   int sublibs = 0;
