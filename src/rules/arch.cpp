@@ -83,11 +83,14 @@ std::vector<std::string> rebuild_fix(const Model& m, const Kb& kb, const BinaryS
 // NVIDIA's own libraries (toolkit, nvidia-* wheels, system cuDNN/NCCL) whose every
 // container targets a single architecture: small helper modules the library uses
 // only on that GPU, so "no image" there is not a failure of the library.
-bool nvidia_helper_only(const BinaryScan& b) {
+bool nvidia_made(const BinaryScan& b) {
   std::string base = path_basename(b.path);
-  bool nvidia = b.package.starts_with("CUDA toolkit") || b.package.starts_with("nvidia/") ||
-                base.starts_with("libcu") || base.starts_with("libnccl") || base.starts_with("libnv");
-  if (!nvidia || b.groups.empty()) return false;
+  return b.package.starts_with("CUDA toolkit") || b.package.starts_with("nvidia/") || base.starts_with("libcu") ||
+         base.starts_with("libnccl") || base.starts_with("libnv");
+}
+
+bool nvidia_helper_only(const BinaryScan& b) {
+  if (!nvidia_made(b) || b.groups.empty()) return false;
   for (const auto& g : b.groups) {
     std::set<int> archs;
     for (int i : g.images)
@@ -95,6 +98,16 @@ bool nvidia_helper_only(const BinaryScan& b) {
     if (archs.size() > 1) return false;
   }
   return true;
+}
+
+// A file under an installed package's tests/ or test/ directory (numba ships PTX test inputs
+// there); only inside site-packages, where the directory names are the package's own.
+bool test_data(const BinaryScan& b) {
+  size_t sp = b.path.find("/site-packages/");
+  if (sp == std::string::npos) sp = b.path.find("/dist-packages/");
+  if (sp == std::string::npos) return false;
+  std::string_view inside = std::string_view(b.path).substr(sp + 1);
+  return contains(inside, "/tests/") || contains(inside, "/test/");
 }
 
 struct Group {
@@ -137,7 +150,12 @@ void binary_findings(const Model& m, const Kb& kb, Findings& out) {
       // Every container JIT-compiled: a slow start worth a warning; a few of many: info.
       bool all_jit = std::all_of(grp.verdicts.begin(), grp.verdicts.end(),
                                  [](const GpuVerdict& v) { return v.containers_jit == v.containers_judged; });
-      f = new_finding("arch.jit_only", all_jit ? Severity::warning : Severity::info, subject,
+      // Severity policy (docs/findings.md): NVIDIA's own libraries keep a PTX-only helper module
+      // next to the SASS that serves the GPU (cuFile), and PTX under a package's tests/ is test data
+      // that only its test suite loads: info. A user-facing binary with no SASS for the GPU: warning.
+      bool user_facing = std::any_of(grp.binaries.begin(), grp.binaries.end(),
+                                     [](const BinaryScan* b) { return !nvidia_made(*b) && !test_data(*b); });
+      f = new_finding("arch.jit_only", all_jit && user_facing ? Severity::warning : Severity::info, subject,
                       fmt::format("{}: only PTX serves {} in {} (JIT at first launch)", subject, g.label(), what));
       f.explanation = "No SASS matches this GPU, so the driver JIT-compiles the PTX when a module is first loaded: "
                       "slow start (seconds to minutes), cached in ~/.nv/ComputeCache (CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE).";

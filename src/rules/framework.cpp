@@ -60,11 +60,19 @@ void other_cpu_builds(const Model& m, const Kb& kb, const PythonEnv& py, Finding
   std::string py_cmd = python_cmd(&py);
   std::string jax_extra = m.driver.cuda_int() >= 13000 ? "cuda13" : "cuda12";
   auto report = [&](const PythonPackage& p, const std::string& why, std::vector<std::string> fix) {
-    Finding fi =
-        new_finding("framework.cpu_build", Severity::warning, fmt::format("{} {} in {}", p.name, p.version, py.prefix),
-                    fmt::format("{} {} is a CPU-only build", p.name, p.version));
+    // Severity policy (docs/findings.md): onnxruntime and paddlepaddle are often pulled in by another
+    // package that uses them on the CPU; only someone running their models on the GPU meets the
+    // fallback, so info that names that situation. jaxlib and tensorflow-cpu are installed to compute.
+    bool dependency_like = p.name == "onnxruntime" || p.name == "paddlepaddle";
+    Finding fi = new_finding("framework.cpu_build", dependency_like ? Severity::info : Severity::warning,
+                             fmt::format("{} {} in {}", p.name, p.version, py.prefix),
+                             fmt::format("{} {} is a CPU-only build", p.name, p.version));
     fi.evidence = {{why, p.location}};
     fi.explanation = "This variant has no CUDA support, so it runs on the CPU even though an NVIDIA GPU is present.";
+    if (dependency_like)
+      fi.explanation += fmt::format(" It matters when you run {} models on the GPU in this environment (they fall back "
+                                    "to the CPU); when another package pulled it in for CPU work, nothing is lost.",
+                                    p.name == "onnxruntime" ? "ONNX" : "Paddle");
     fi.fix = std::move(fix);
     out.push_back(std::move(fi));
   };

@@ -153,6 +153,24 @@ void duplicate_copies(const Facts& f, Findings& out) {
                     "wheel, while programs and extensions without RPATH get the LD_LIBRARY_PATH / ld.so.cache copy. "
                     "Two versions in reach means tools report the wrong one, and an extension built against the other "
                     "copy can fail with undefined symbols or version errors in the same process.";
+    // Severity policy (docs/findings.md): a warning only when the stray copy already wins where it
+    // hurts — it is on LD_LIBRARY_PATH, or a framework resolves to it. A copy only in ld.so.cache that
+    // the frameworks pass over is info, and the finding names when it would win.
+    bool wins_now = false;
+    for (const auto* c : copies) wins_now |= c->on_ld_library_path || c->origin == "LD_LIBRARY_PATH";
+    for (const auto* r : users)
+      if (const LibraryCopy* c = copy_at(f, r->realpath); c && is_framework(*r))
+        wins_now |= c->origin == "system" || c->origin == "other" || c->origin.rfind("conda:", 0) == 0;
+    if (loose && !wins_now) {
+      x.severity = Severity::info;
+      std::string dirs;
+      for (const auto* c : copies)
+        if (!c->origin.starts_with("wheel:")) dirs += (dirs.empty() ? "" : ", ") + path_dirname(c->path);
+      x.explanation += fmt::format(" Today every framework here loads its own copy; the other one wins in a process "
+                                   "that loads it first (a program or extension without RPATH imported before the "
+                                   "framework), or for libraries found through RUNPATH as soon as LD_LIBRARY_PATH "
+                                   "includes {}.", dirs);
+    }
     x.fix.push_back("# see which copy a running process really maps (replace PID)");
     x.fix.push_back(fmt::format("grep -E 'lib{}[._]' /proc/PID/maps", name));
     if (framework_pick && plain_pick && plain_pick->realpath != framework_pick->realpath) {
