@@ -1,20 +1,70 @@
 // libFuzzer target: any bytes as a file (ELF shared object / object / archive, cubin,
 // fatbin, PTX) through the whole scan, with --kernels decompression and cubin symbol
-// reading. It must never crash, hang or read out of bounds (run under ASan/UBSan).
+// reading. It must never crash, hang or read out of bounds (run under ASan/UBSan), never
+// write to its input (mapped read-only here, as MappedFile maps a file), and stay within
+// its limits for any input: notes per file and per run, decompressed bytes per file and
+// per run (binary/budget.hpp). Small limits make the fuzzer reach them quickly.
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
+#include "binary/budget.hpp"
 #include "binary/file_scan.hpp"
 #include "binary/scan.hpp"
 
+namespace {
+
+void check(bool ok, const char* what) {
+  if (ok) return;
+  std::fprintf(stderr, "fatbin_fuzz: limit broken: %s\n", what);
+  std::abort();
+}
+
+// The input in a read-only mapping: anything that writes through it faults.
+struct ReadOnlyCopy {
+  void* p = nullptr;
+  size_t n = 0;
+  ReadOnlyCopy(const uint8_t* data, size_t size) : n(size ? size : 1) {
+    p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) std::abort();
+    std::memcpy(p, data, size);
+    mprotect(p, n, PROT_READ);
+  }
+  ~ReadOnlyCopy() { munmap(p, n); }
+};
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::vector<uint8_t> copy(data, data + size);  // libelf wants writable memory
+  ReadOnlyCopy ro(data, size);
+  cd::bin::Bytes bytes(static_cast<const uint8_t*>(ro.p), size);
+
+  cd::bin::ScanLimits limits;
+  limits.notes_per_file = 4;
+  limits.notes_per_run = 6;
+  limits.decompressed_per_file = 1 << 20;
+  limits.decompressed_per_run = 1536 << 10;
+  limits.decompressed_at_once = 1 << 20;
+  cd::bin::RunBudget run(limits);
+  size_t notes = 0;
   for (const char* name : {"input.so", "input.ptx"}) {
-    cd::bin::FileScan raw = cd::bin::scan_bytes(cd::bin::Bytes(copy.data(), copy.size()),
-                                                reinterpret_cast<char*>(copy.data()), name, true);
+    uint64_t before = run.decompressed();
+    cd::bin::FileScan raw = cd::bin::scan_bytes(bytes, name, true, &run);
+    check(raw.notes.size() <= limits.notes_per_file + 1, "notes per file (+ the 'N more' line)");
+    check(run.decompressed() - before <= limits.decompressed_per_file, "decompressed bytes per file");
+    notes += raw.notes.size();
     cd::summarize(name, std::move(raw));
   }
-  cd::bin::parse_fatbin(cd::bin::Bytes(data, size), 0);
+  check(notes <= limits.notes_per_run + 2, "notes per run (+ one 'N more' line per file)");
+  check(run.decompressed() <= limits.decompressed_per_run, "decompressed bytes per run");
+  check(run.peak_held() <= limits.decompressed_per_file, "bytes held at once");
+
+  cd::bin::FatbinParse p = cd::bin::parse_fatbin(bytes, 0);
+  check(p.notes.size() <= cd::bin::kMaxParseNotes, "notes per parse");
+  for (const auto& c : p.containers) check(!c.entries.empty(), "a container without entries kept");
   return 0;
 }

@@ -1,3 +1,9 @@
+// Fatbin containers are walked by the sizes in their headers; between containers the
+// next magic is looked for at 8-byte aligned offsets. Hostile input is cheap to make and
+// must stay cheap to read: notes are capped per parse (the rest only counted), a run of
+// magic numbers with bad headers at consecutive 8-byte positions is skipped as one
+// region with one note, and containers without entries are not kept, so memory grows
+// with the entries found (each at least 64 bytes of input), never with the notes.
 #include "binary/fatbin.hpp"
 
 #include <fmt/format.h>
@@ -44,25 +50,39 @@ FatbinEntry read_entry(Bytes b, uint64_t q) {
   return e;
 }
 
+// Keeps the first `max` notes of a parse and counts the rest.
+class Notes {
+ public:
+  Notes(FatbinParse& out, size_t max) : out_(out), max_(max) {}
+  void add(uint64_t offset, std::string message) {
+    if (out_.notes.size() < max_) out_.notes.push_back({offset, std::move(message)});
+    else ++out_.notes_dropped;
+  }
+
+ private:
+  FatbinParse& out_;
+  size_t max_;
+};
+
 // Parses the entries of one container in [begin, end); returns false on a bad entry.
-bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, std::vector<ParseNote>& notes) {
+bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Notes& notes) {
   uint64_t q = begin;
   while (q < end) {
     if (!fits(end, q, kMinEntryHeader)) {
-      notes.push_back({q, fmt::format("entry header truncated ({} bytes left in container)", end - q)});
+      notes.add(q, fmt::format("entry header truncated ({} bytes left in container)", end - q));
       return false;
     }
     FatbinEntry e = read_entry(b, q);
     if (e.header_size < kMinEntryHeader || !fits(end, q, e.header_size)) {
-      notes.push_back({q, fmt::format("bad entry header size {}", e.header_size)});
+      notes.add(q, fmt::format("bad entry header size {}", e.header_size));
       return false;
     }
     if (!fits(end, q + e.header_size, e.payload_size)) {
-      notes.push_back({q, fmt::format("entry payload of {} bytes runs past the container end", e.payload_size)});
+      notes.add(q, fmt::format("entry payload of {} bytes runs past the container end", e.payload_size));
       return false;
     }
     if (e.compression != Compression::none && e.compressed_size > e.payload_size) {
-      notes.push_back({q, fmt::format("compressed size {} exceeds payload size {}", e.compressed_size, e.payload_size)});
+      notes.add(q, fmt::format("compressed size {} exceeds payload size {}", e.compressed_size, e.payload_size));
       return false;
     }
     c.entries.push_back(e);
@@ -98,35 +118,48 @@ std::string entry_arch_name(const FatbinEntry& e) {
   return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
 }
 
-FatbinParse parse_fatbin(Bytes b, uint64_t base) {
+FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes) {
   FatbinParse out;
+  Notes notes(out, max_notes);
   // Containers sit at 8-byte aligned file offsets; a section may start unaligned (.ldata).
   auto next_aligned = [base](uint64_t p) { return ((base + p + 8) & ~uint64_t{7}) - base; };
+  auto bad_header = [&b](uint64_t p) {
+    uint16_t header_size = load<uint16_t>(b, p + 6);
+    return header_size < kContainerHeader || !fits(b.size(), p, header_size);
+  };
   uint64_t p = (base % 8) ? next_aligned(0) : 0;
   while (fits(b.size(), p, kContainerHeader)) {
     if (load<uint32_t>(b, p) != kFatbinMagic) {
       p = next_aligned(p);  // padding between containers
       continue;
     }
-    uint16_t header_size = load<uint16_t>(b, p + 6);
-    uint64_t fat_size = load<uint64_t>(b, p + 8);
-    if (header_size < kContainerHeader || !fits(b.size(), p, header_size)) {
-      out.notes.push_back({p, fmt::format("bad container header size {}", header_size)});
-      p = next_aligned(p);
+    if (bad_header(p)) {
+      // One note for the whole run of bad headers that follows (a file of repeated magic).
+      uint64_t first = p, more = 0;
+      uint16_t header_size = load<uint16_t>(b, p + 6);
+      for (p = next_aligned(p); fits(b.size(), p, kContainerHeader) && load<uint32_t>(b, p) == kFatbinMagic && bad_header(p);
+           p = next_aligned(p))
+        ++more;
+      notes.add(first, more == 0 ? fmt::format("bad container header size {}", header_size)
+                                 : fmt::format("bad container header size {}, and {} more fatbin magic numbers with bad "
+                                               "headers follow at 8-byte steps ({} bytes skipped)",
+                                               header_size, more, p - first));
       continue;
     }
+    uint16_t header_size = load<uint16_t>(b, p + 6);
+    uint64_t fat_size = load<uint64_t>(b, p + 8);
     uint64_t begin = p + header_size;
     uint64_t end = begin + fat_size;
     if (!fits(b.size(), begin, fat_size)) {
-      out.notes.push_back({p, fmt::format("container of {} bytes runs past the end ({} bytes left)", fat_size,
-                                          b.size() - begin)});
+      notes.add(p, fmt::format("container of {} bytes runs past the end ({} bytes left)", fat_size, b.size() - begin));
       end = b.size();  // keep the entries that are complete
     }
     FatbinContainer c;
     c.offset = p;
     c.size = end - p;
-    read_entries(b, begin, end, c, out.notes);
-    out.containers.push_back(std::move(c));
+    if (begin == end) notes.add(p, "container without entries");
+    read_entries(b, begin, end, c, notes);
+    if (!c.entries.empty()) out.containers.push_back(std::move(c));
     p = end;  // > p: header_size >= 16
   }
   return out;

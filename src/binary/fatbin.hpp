@@ -50,15 +50,23 @@ struct ParseNote {
 };
 
 struct FatbinParse {
-  std::vector<FatbinContainer> containers;
-  std::vector<ParseNote> notes;
+  std::vector<FatbinContainer> containers;  // each with at least one entry
+  std::vector<ParseNote> notes;             // at most the `max_notes` asked for
+  uint64_t notes_dropped = 0;               // problems met beyond that
 };
+
+// Notes kept by one parse unless told otherwise: a hostile file can hold a bad header at
+// every 8-byte position (13 million in 100 MB), and each note costs ~100 bytes.
+inline constexpr size_t kMaxParseNotes = 16;
 
 // Walks every container in `bytes` (a .nv_fatbin section or a .fatbin file) by the
 // sizes in their headers, looking for the next magic at 8-byte steps in between.
-// Never reads outside `bytes`; bad sizes end a container with a note.
+// Never reads outside `bytes`; bad sizes end a container with a note. A run of magic
+// numbers with bad headers at consecutive 8-byte positions is one note, and a
+// container without entries is a note, not a container (memory stays proportional to
+// the entries found, whatever the input).
 // `base` is the file offset of bytes[0]: the magic is looked for at 8-byte aligned file offsets.
-FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0);
+FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMaxParseNotes);
 
 // "sm_90a", "compute_100f" (kind decides the prefix).
 std::string entry_arch_name(const FatbinEntry& e);

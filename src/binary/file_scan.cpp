@@ -1,3 +1,8 @@
+// One file -> its containers. ELF input goes through libelf (sections, archive members):
+// from the file's descriptor in libelf's read-only ELF_C_READ_MMAP mode, or from a private
+// copy for bytes in memory, so nothing ever writes to the caller's mapping. Problems are
+// notes (counted, capped per file and per run: binary/budget.hpp); --kernels decompresses
+// one image per container within the per-file and per-run byte budgets.
 #include "binary/file_scan.hpp"
 
 #include <gelf.h>
@@ -21,6 +26,18 @@ struct ElfCloser {
 };
 using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
 
+// An ar member header (60 bytes): a decimal size field (bytes 48-57, space padded) and "`\n".
+bool member_header_ok(Bytes file, uint64_t at) {
+  if (!fits(file.size(), at, 60) || file[at + 58] != '`' || file[at + 59] != '\n') return false;
+  bool digits = false, ended = false;
+  for (uint64_t i = at + 48; i < at + 58; ++i) {
+    if (file[i] >= '0' && file[i] <= '9' && !ended) digits = true;
+    else if (file[i] == ' ' && digits) ended = true;
+    else return false;
+  }
+  return digits;
+}
+
 // Where fatbins live: .nv_fatbin (linked), __nv_relfatbin (-rdc objects), and the
 // large-model data sections some big libraries register their modules from (cuFFT: .ldata).
 bool fatbin_section(const char* name) {
@@ -31,11 +48,12 @@ bool fatbin_section(const char* name) {
 
 class Scanner {
  public:
-  Scanner(std::string_view name, bool kernels, FileScan& out) : name_(name), kernels_(kernels), out_(out) {}
+  Scanner(std::string_view name, bool kernels, int fd, RunBudget& budget, FileScan& out)
+      : name_(name), kernels_(kernels), fd_(fd), budget_(budget), out_(out) {}
 
-  void any(Bytes b, char* writable) {
-    if (b.size() >= 4 && std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return elf_file(b, writable);
-    if (b.size() >= 8 && std::memcmp(b.data(), "!<arch>\n", 8) == 0) return elf_file(b, writable);
+  void any(Bytes b) {
+    if (b.size() >= 4 && std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return elf_file(b);
+    if (b.size() >= 8 && std::memcmp(b.data(), "!<arch>\n", 8) == 0) return elf_file(b);
     if (b.size() >= 16 && load<uint32_t>(b, 0) == kFatbinMagic) {
       out_.format = "fatbin";
       return region(b, 0);
@@ -43,24 +61,38 @@ class Scanner {
     if (name_.ends_with(".ptx")) return ptx_file(b);
   }
 
- private:
-  void note(uint64_t offset, std::string_view what) {
-    out_.notes.push_back(fmt::format("malformed fatbin in {} at offset {:#x}: {}", name_, offset, what));
+  // The line that stands for the notes beyond the limits.
+  void finish() {
+    if (dropped_ > 0)
+      out_.notes.push_back(fmt::format("{} more problems in {} not shown (at most {} notes per file, {} per run)",
+                                       dropped_, name_, budget_.limits().notes_per_file,
+                                       budget_.limits().notes_per_run));
   }
 
-  // libelf reads headers in place when it can; it gets a private copy when we have no writable view.
-  void elf_file(Bytes b, char* writable) {
+ private:
+  // A malformed region: counted always, described while the file's and the run's notes last.
+  void note(uint64_t offset, std::string_view what, std::string_view kind = "fatbin") {
+    ++out_.problems;
+    keep(fmt::format("malformed {} in {} at offset {:#x}: {}", kind, name_, offset, what));
+  }
+  void keep(std::string text) {
+    if (out_.notes.size() < budget_.limits().notes_per_file && budget_.take_note()) out_.notes.push_back(std::move(text));
+    else ++dropped_;
+  }
+
+  // libelf reads the file's descriptor read-only, or a private copy of bytes in memory.
+  void elf_file(Bytes b) {
     static const bool init = elf_version(EV_CURRENT) != EV_NONE;
     std::vector<char> copy;
-    if (!writable) {
+    Elf* raw = nullptr;
+    if (init && fd_ >= 0) {
+      raw = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
+    } else if (init) {
       copy.assign(b.begin(), b.end());
-      writable = copy.data();
+      raw = elf_memory(copy.data(), copy.size());
     }
-    ElfPtr elf(init ? elf_memory(writable, b.size()) : nullptr);
-    if (!elf) {
-      out_.error = fmt::format("{}: not a readable ELF file ({})", name_, elf_errmsg(-1));
-      return;
-    }
+    ElfPtr elf(raw);
+    if (!elf) return note(0, fmt::format("not a readable ELF file ({})", elf_errmsg(-1)), "ELF");
     if (elf_kind(elf.get()) == ELF_K_AR) return archive(elf.get(), b);
     one_elf(elf.get(), b, 0);
   }
@@ -68,8 +100,19 @@ class Scanner {
   void archive(Elf* ar, Bytes file) {
     out_.format = "archive";
     Elf_Cmd cmd = ELF_C_READ_MMAP;
+    uint64_t next = 8;  // where the next member header should be: after "!<arch>\n", then after each member
+    // libelf ends the walk quietly at a member header it cannot read: the walk must reach
+    // the end of the file (an odd byte of padding aside), or the rest was lost.
     while (Elf* raw = elf_begin(-1, cmd, ar)) {
       ElfPtr member(raw);
+      int64_t at = elf_getaroff(member.get());
+      const Elf_Arhdr* h = elf_getarhdr(member.get());
+      if (at < 0 || !h) break;
+      if (!member_header_ok(file, static_cast<uint64_t>(at))) {
+        next = static_cast<uint64_t>(at);  // libelf reads some garbage sizes as 0: stop here
+        break;
+      }
+      next = static_cast<uint64_t>(at) + 60 + h->ar_size + (h->ar_size & 1);
       if (elf_kind(member.get()) == ELF_K_ELF) {
         int64_t base = elf_getbase(member.get());
         if (base >= 0 && static_cast<uint64_t>(base) <= file.size())
@@ -77,40 +120,51 @@ class Scanner {
       }
       cmd = elf_next(member.get());
     }
+    if (next + 1 < file.size())
+      note(next, fmt::format("bad member header; the {} bytes from here on are not read", file.size() - next), "archive");
   }
 
   // A host ELF (or archive member) whose bytes start at file offset `base`.
   void one_elf(Elf* elf, Bytes b, uint64_t base) {
     GElf_Ehdr eh;
-    if (!gelf_getehdr(elf, &eh)) {
-      note(base, fmt::format("bad ELF header: {}", elf_errmsg(-1)));
-      return;
-    }
+    if (!gelf_getehdr(elf, &eh)) return note(base, fmt::format("bad ELF header: {}", elf_errmsg(-1)), "ELF");
     if (eh.e_machine == kEmCuda) return cubin(b, base);
     if (out_.format.empty())
       out_.format = eh.e_type == ET_REL ? "object" : eh.e_type == ET_EXEC ? "executable" : "shared library";
+    if (eh.e_shoff != 0 && !fits(b.size(), eh.e_shoff, uint64_t{eh.e_shnum} * eh.e_shentsize))
+      return note(base + eh.e_shoff, fmt::format("truncated: the section headers lie past the end ({} bytes)", b.size()),
+                  "ELF");
     size_t shstrndx = 0;
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+      return note(base, fmt::format("no section name table: {}", elf_errmsg(-1)), "ELF");
+    bool truncated = false;
     for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
       GElf_Shdr sh;
       if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
       const char* sname = elf_strptr(elf, shstrndx, sh.sh_name);
+      if (!fits(b.size(), sh.sh_offset, sh.sh_size)) {
+        // Any section cut short means the file is (noted once); a fatbin section cut short is skipped.
+        if (!truncated)
+          note(base + sh.sh_offset, fmt::format("truncated: section {} runs past the end of the file ({} bytes)",
+                                                sname ? sname : "?", b.size()), "ELF");
+        truncated = true;
+        continue;
+      }
       if (!sname || !fatbin_section(sname)) continue;
       // A linked binary keeps its -rdc inputs in __nv_relfatbin, but the runtime loads the
       // device-linked image in .nv_fatbin (cuobjdump lists only that one too).
       if (eh.e_type != ET_REL && std::strcmp(sname, "__nv_relfatbin") == 0) continue;
-      if (!fits(b.size(), sh.sh_offset, sh.sh_size)) {
-        note(base + sh.sh_offset, fmt::format("section {} runs past the end of the file", sname));
-        continue;
-      }
       region(b.subspan(sh.sh_offset, sh.sh_size), base + sh.sh_offset, sh.sh_offset, sname[1] == 'l');
     }
   }
 
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
   void region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
-    FatbinParse parse = parse_fatbin(b, align_base);
+    size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
+    FatbinParse parse = parse_fatbin(b, align_base, room);
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
+    out_.problems += parse.notes_dropped;
+    dropped_ += parse.notes_dropped;
     for (auto& c : parse.containers) {
       FoundContainer fc{base + c.offset, dispatch_table, std::move(c.entries), {}};
       if (kernels_) fc.kernels = kernel_names(b, fc, base);
@@ -125,6 +179,13 @@ class Scanner {
       for (const auto& e : c.entries) {
         if (e.kind != want) continue;
         std::string error;
+        auto size = decompressed_size(b, e, error);
+        if (!size) {
+          note(base + e.offset, fmt::format("{} image: {}", entry_arch_name(e), error));
+          continue;
+        }
+        if (!afford(*size)) return {};
+        Held held{budget_, *size};
         auto payload = entry_payload(b, e, error);
         if (!payload) {
           note(base + e.offset, fmt::format("{} image: {}", entry_arch_name(e), error));
@@ -141,10 +202,36 @@ class Scanner {
     return {};
   }
 
+  // Bytes decompressed and not yet released to the run's budget.
+  struct Held {
+    RunBudget& budget;
+    uint64_t n;
+    ~Held() {
+      if (n) budget.release(n);
+    }
+  };
+
+  // Takes `n` decompressed bytes from the file's and the run's budgets (0 is free); once
+  // either is spent the remaining kernels are not named, said once.
+  bool afford(uint64_t n) {
+    if (n == 0) return true;
+    if (spent_) return false;
+    const ScanLimits& l = budget_.limits();
+    if (decompressed_ + n <= l.decompressed_per_file && budget_.acquire(n)) {
+      decompressed_ += n;
+      return true;
+    }
+    spent_ = true;
+    bool file = decompressed_ + n > l.decompressed_per_file;
+    keep(fmt::format("{}: kernels not named beyond {} MiB decompressed per {} (--kernels)", name_,
+                     (file ? l.decompressed_per_file : l.decompressed_per_run) >> 20, file ? "file" : "run"));
+    return false;
+  }
+
   // A bare cubin: one container holding one SASS image.
   void cubin(Bytes b, uint64_t base) {
     CubinHeader h;
-    if (!read_cubin_header(b, h)) return note(base, "truncated cubin header");
+    if (!read_cubin_header(b, h)) return note(base, "truncated cubin header", "cubin");
     if (out_.format.empty()) out_.format = "cubin";
     FatbinEntry e;
     e.kind = EntryKind::sass;
@@ -164,7 +251,7 @@ class Scanner {
   void ptx_file(Bytes b) {
     std::string_view text(reinterpret_cast<const char*>(b.data()), b.size());
     PtxInfo info = parse_ptx(text, kernels_);
-    if (!info.ok()) return note(0, "PTX without .version/.target");
+    if (!info.ok()) return note(0, info.problem.empty() ? "no .version/.target" : info.problem, "PTX");
     out_.format = "ptx";
     FatbinEntry e;
     e.kind = EntryKind::ptx;
@@ -179,25 +266,37 @@ class Scanner {
 
   std::string_view name_;
   bool kernels_;
+  int fd_;  // -1: bytes in memory
+  RunBudget& budget_;
   FileScan& out_;
+  uint64_t dropped_ = 0;       // notes not kept
+  uint64_t decompressed_ = 0;  // bytes taken from the file's budget
+  bool spent_ = false;         // a decompression budget ran out
 };
 
-}  // namespace
-
-FileScan scan_bytes(Bytes bytes, char* writable, std::string_view name, bool kernels) {
+FileScan scan(Bytes bytes, std::string_view name, bool kernels, int fd, RunBudget* budget) {
+  RunBudget own;
   FileScan out;
-  Scanner(name, kernels, out).any(bytes, writable);
+  Scanner scanner(name, kernels, fd, budget ? *budget : own, out);
+  scanner.any(bytes);
+  scanner.finish();
   return out;
 }
 
-FileScan scan_path(const std::string& path, bool kernels) {
+}  // namespace
+
+FileScan scan_bytes(Bytes bytes, std::string_view name, bool kernels, RunBudget* budget) {
+  return scan(bytes, name, kernels, -1, budget);
+}
+
+FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget) {
   MappedFile file(path);
   if (!file.ok()) {
     FileScan out;
     out.error = fmt::format("{}: {}", path, file.error());
     return out;
   }
-  return scan_bytes(file.bytes(), file.writable(), path, kernels);
+  return scan(file.bytes(), path, kernels, file.fd(), budget);
 }
 
 }  // namespace cd::bin

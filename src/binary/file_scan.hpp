@@ -2,10 +2,14 @@
 // One file -> its fatbin containers: ELF shared objects, executables and objects
 // (sections .nv_fatbin / __nv_relfatbin, via libelf), static archives (each member),
 // bare .cubin, .fatbin and .ptx files. Anything else is "not CUDA" at the first bytes.
+// Malformed input is counted in `problems` and described in notes, within the limits of
+// binary/budget.hpp: a file keeps at most ScanLimits::notes_per_file notes plus one line
+// saying how many more there were, and --kernels decompression draws on a byte budget.
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "binary/budget.hpp"
 #include "binary/bytes.hpp"
 #include "binary/fatbin.hpp"
 
@@ -23,15 +27,17 @@ struct FoundContainer {
 struct FileScan {
   std::string format;  // "" (not CUDA-capable), "shared library", "executable", "object", "archive", "cubin", "fatbin", "ptx"
   std::vector<FoundContainer> containers;
-  std::vector<std::string> notes;  // "malformed fatbin in FILE at offset X: …"
-  std::string error;               // the file could not be read
+  std::vector<std::string> notes;  // "malformed fatbin in FILE at offset X: …" (bounded, see above)
+  uint64_t problems = 0;           // malformed regions met (corrupt input), noted or not
+  std::string error;               // the file could not be read (permissions, not a regular file)
 };
 
-// Scans bytes already in memory. `writable` may be null (then libelf gets a private
-// copy only for ELF input). `name` is used in notes and to recognise .ptx files.
-FileScan scan_bytes(Bytes bytes, char* writable, std::string_view name, bool kernels);
+// Scans bytes already in memory (libelf reads ELF input from a private copy). `name` is
+// used in notes and to recognise .ptx files. Without a `budget` the file gets its own.
+FileScan scan_bytes(Bytes bytes, std::string_view name, bool kernels, RunBudget* budget = nullptr);
 
-// mmaps `path` and scans it.
-FileScan scan_path(const std::string& path, bool kernels);
+// Opens `path` (regular files only, never blocking: util/regular_file), maps it
+// read-only and scans it; libelf reads the same descriptor in its read-only mode.
+FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget = nullptr);
 
 }  // namespace cd::bin

@@ -1,15 +1,20 @@
 #pragma once
 // A read-only view of a whole file through mmap: the scan touches only the pages
-// it reads (headers), so a 2 GB library costs a few page faults.
+// it reads (headers), so a 2 GB library costs a few page faults. Only regular files
+// are mapped (util/regular_file: a FIFO or a device is an error, never a hang), and
+// the mapping is PROT_READ: nothing can write through it, and a 100 GB sparse file
+// or a big library costs no commit charge (vm.overcommit_memory=2 hosts).
 #include <string>
 
 #include "binary/bytes.hpp"
+#include "util/regular_file.hpp"
 
 namespace cd::bin {
 
 class MappedFile {
  public:
-  // Maps `path`; on failure ok() is false and error() says why ("Permission denied").
+  // Maps `path`; on failure ok() is false and error() says why ("Permission denied",
+  // "not a regular file (a FIFO)").
   explicit MappedFile(const std::string& path);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
@@ -18,11 +23,12 @@ class MappedFile {
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
   Bytes bytes() const { return {data_, size_}; }
-  // Writable copy-on-write pointer for libelf's elf_memory (it never writes for reads).
-  char* writable() const { return reinterpret_cast<char*>(data_); }
+  // The open descriptor (for libelf's own read-only ELF_C_READ_MMAP), -1 when not ok().
+  int fd() const { return file_.fd(); }
 
  private:
-  uint8_t* data_ = nullptr;
+  RegularFile file_;
+  const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   std::string error_;
 };

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include <fmt/format.h>
+
 #include "util/strings.hpp"
 
 namespace cd::bin {
@@ -11,6 +13,13 @@ int to_int(std::string_view s) {
   int v = 0;
   std::from_chars(s.data(), s.data() + s.size(), v);
   return v;
+}
+
+// All of `s` is a number below 1000 (a PTX ISA component or an SM number).
+bool small_number(std::string_view s) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return !s.empty() && ec == std::errc() && end == s.data() + s.size() && v < 1000;
 }
 
 // The identifier after `.entry` up to '(' or whitespace.
@@ -32,10 +41,13 @@ PtxInfo parse_ptx(std::string_view text, bool entries) {
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     if (line.starts_with(".version ")) {
       std::string_view v = trim(line.substr(9));
+      v = v.substr(0, v.find_first_of(" \t/"));  // a trailing comment
       size_t dot = v.find('.');
-      if (dot != std::string_view::npos) {
+      if (dot != std::string_view::npos && small_number(v.substr(0, dot)) && small_number(v.substr(dot + 1))) {
         info.major = to_int(v.substr(0, dot));
         info.minor = to_int(v.substr(dot + 1));
+      } else if (info.problem.empty()) {
+        info.problem = fmt::format("bad .version \"{}\" (expected major.minor)", v.substr(0, 40));
       }
     } else if (line.starts_with(".target ")) {
       std::string_view t = trim(line.substr(8));
@@ -44,8 +56,9 @@ PtxInfo parse_ptx(std::string_view text, bool entries) {
         t.remove_prefix(3);
         size_t digits = 0;
         while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
-        info.arch = to_int(t.substr(0, digits));
+        info.arch = small_number(t.substr(0, digits)) ? to_int(t.substr(0, digits)) : 0;
         if (digits < t.size() && (t[digits] == 'a' || t[digits] == 'f')) info.suffix = t[digits];
+        if (info.arch == 0 && info.problem.empty()) info.problem = fmt::format("bad .target \"sm_{}\"", t.substr(0, 40));
       }
       if (!entries) break;  // the header ends with .target
     } else if (entries) {

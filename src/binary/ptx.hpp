@@ -11,6 +11,7 @@ struct PtxInfo {
   int arch = 0;              // .target sm_90a -> 90
   char suffix = 0;           // 'a' / 'f' / 0
   std::vector<std::string> entries;  // kernels (only when asked)
+  std::string problem;               // a .version or .target that is not a version or an sm_XY
   bool ok() const { return major > 0 && arch > 0; }
 };
 

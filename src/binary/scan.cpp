@@ -1,10 +1,15 @@
 #include "binary/scan.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <tuple>
 
+#include <fmt/format.h>
+
+#include "util/regular_file.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 #include "util/walk.hpp"
@@ -29,6 +34,7 @@ BinaryScan summarize(const std::string& path, bin::FileScan raw) {
   out.format = raw.format;
   out.error = std::move(raw.error);
   out.notes = std::move(raw.notes);
+  out.problems = static_cast<int>(std::min<uint64_t>(raw.problems, INT32_MAX));
   std::map<ImageKey, int> image_index, dispatch_index;
   std::map<std::vector<int>, int> group_index;
   for (auto& c : raw.containers) {
@@ -73,7 +79,9 @@ BinaryScan summarize(const std::string& path, bin::FileScan raw) {
   return out;
 }
 
-BinaryScan scan_binary(const std::string& path, bool kernels) { return summarize(path, bin::scan_path(path, kernels)); }
+BinaryScan scan_binary(const std::string& path, bool kernels, bin::RunBudget* budget) {
+  return summarize(path, bin::scan_path(path, kernels, budget));
+}
 
 bool candidate_name(std::string_view name, bool executable) {
   for (std::string_view ext : {".so", ".o", ".a", ".cubin", ".fatbin", ".ptx"})
@@ -99,10 +107,25 @@ std::string package_of(const std::string& path) {
 }
 
 std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const ScanOptions& opts, ScanStats* stats) {
-  // Files named directly are always reported, even without CUDA code.
+  // Files named directly are always reported, even without CUDA code; the walk keeps only
+  // directories and regular files, so anything else named directly is reported here.
+  std::vector<BinaryScan> special;
+  std::vector<std::string> walkable;
+  for (const auto& p : paths) {
+    struct stat st;
+    if (stat(p.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+      BinaryScan b;
+      b.path = p;
+      b.package = package_of(p);
+      b.error = fmt::format("{}: not read: {}", p, file_type_name(st.st_mode));
+      special.push_back(std::move(b));
+    } else {
+      walkable.push_back(p);
+    }
+  }
   WalkOptions wo;
   wo.want = candidate_name;
-  WalkResult walked = walk_files(paths, wo);
+  WalkResult walked = walk_files(walkable, wo);
   std::vector<bool> named(walked.files.size(), false);
   for (size_t i = 0; i < walked.files.size(); ++i)
     named[i] = std::find(paths.begin(), paths.end(), walked.files[i].path) != paths.end();
@@ -116,9 +139,10 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   std::vector<BinaryScan> results(walked.files.size());
   std::mutex progress_mutex;
   size_t done = 0;
+  bin::RunBudget budget(opts.limits);  // shared by the threads
   parallel_for(order.size(), opts.threads, [&](size_t k) {
     size_t i = order[k];
-    results[i] = scan_binary(walked.files[i].path, opts.kernels);
+    results[i] = scan_binary(walked.files[i].path, opts.kernels, &budget);
     if (opts.progress) {
       std::lock_guard lock(progress_mutex);
       opts.progress(++done, order.size(), walked.files[i].path);
@@ -130,7 +154,7 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
     for (const auto& f : walked.files) stats->bytes += f.size;
     stats->walk_errors = walked.errors;
   }
-  std::vector<BinaryScan> out;
+  std::vector<BinaryScan> out = std::move(special);
   for (size_t i = 0; i < results.size(); ++i) {
     BinaryScan& r = results[i];
     if (named[i] || r.containers > 0 || !r.notes.empty() || !r.error.empty()) out.push_back(std::move(r));

@@ -7,8 +7,9 @@
 //   auto verdicts = judge_all(found, {{90, "NVIDIA H200"}}, {13000, "580.159.04"}, arch_rules(Kb::get()));
 //   // verdicts[i][0].verdict == Verdict::native | jit | no_kernel_image | … (binary/verdict.hpp)
 //
-// Files named directly are always reported; files met inside directories only when
-// they carry CUDA code (or are malformed). Symlinks to the same file count once.
+// Files named directly are always reported (a FIFO or a device named directly as an
+// error saying why it was not read); files met inside directories only when they carry
+// CUDA code (or are malformed). Symlinks to the same file count once.
 // Malformed input never throws: it becomes BinaryScan::notes / ::error.
 #include <functional>
 #include <string>
@@ -24,6 +25,7 @@ namespace cd {
 struct ScanOptions {
   bool kernels = false;  // decompress and name the kernels of each container
   size_t threads = 0;    // 0: one per core
+  bin::ScanLimits limits;  // notes and decompressed bytes per file and per run (binary/budget.hpp)
   // Called from worker threads (serialised) after each file.
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
 };
@@ -37,8 +39,8 @@ struct ScanStats {
 std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const ScanOptions& opts,
                                    ScanStats* stats = nullptr);
 
-// One file (mmapped).
-BinaryScan scan_binary(const std::string& path, bool kernels);
+// One file (mmapped); without a budget it gets the default limits of its own.
+BinaryScan scan_binary(const std::string& path, bool kernels, bin::RunBudget* budget = nullptr);
 // Distinct images and container groups of a raw scan.
 BinaryScan summarize(const std::string& path, bin::FileScan raw);
 
@@ -47,5 +49,8 @@ BinaryScan summarize(const std::string& path, bin::FileScan raw);
 bool candidate_name(std::string_view name, bool executable);
 // "torch", "nvidia/cublas", "CUDA toolkit /usr/local/cuda-13.0", "" from a path.
 std::string package_of(const std::string& path);
+
+// Malformed input was found in it (BinaryScan::problems): truncated, bad headers.
+inline bool is_corrupt(const BinaryScan& b) { return b.problems > 0; }
 
 }  // namespace cd

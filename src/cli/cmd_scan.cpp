@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <set>
 
@@ -113,13 +114,17 @@ void print_scan(const GlobalOptions& g, const ScanReport& report, const Findings
   print_out(render_scan_text(report, findings, r));
 }
 
-// Nothing could be read at all (a missing path, one unreadable file): the tool could not run.
+// Nothing could be read at all (a missing path, one unreadable file): the tool could not
+// run, and says why in one line on stderr (docs/usage.md).
 int scan_exit_code(const ScanReport& report, const Findings& findings, const GlobalOptions& g) {
-  bool unreadable = std::any_of(report.binaries.begin(), report.binaries.end(), [](const BinaryScan& b) { return !b.error.empty(); });
-  bool nothing_read = report.stats.files_examined == 0 && !report.stats.walk_errors.empty();
   int rc = exit_code_for(findings, g);
-  if (rc == exit_code::ok && (nothing_read || (unreadable && report.binaries.size() == 1))) return exit_code::cannot_run;
-  return rc;
+  bool nothing_read = report.stats.files_examined == 0 && !report.stats.walk_errors.empty();
+  bool one_unreadable = report.binaries.size() == 1 && !report.binaries[0].error.empty();
+  if (rc != exit_code::ok || !(nothing_read || one_unreadable)) return rc;
+  std::string why = shown(one_unreadable ? report.binaries[0].error : report.stats.walk_errors.front());
+  std::fprintf(stderr, "cuda-doctor: %s
+", why.c_str());
+  return exit_code::cannot_run;
 }
 
 int run_scan(const GlobalOptions& g, const ScanCli& c) {

@@ -43,7 +43,8 @@ struct BinaryScan {
   std::string format;   // "shared library" | "executable" | "object" | "archive" | "cubin" | "fatbin" | "ptx"
   uint64_t file_size = 0;
   std::string error;               // could not read it at all
-  std::vector<std::string> notes;  // "malformed fatbin in FILE at offset X: …"
+  std::vector<std::string> notes;  // "malformed fatbin in FILE at offset X: …" (at most 16, then "N more")
+  int problems = 0;                // malformed regions found (corrupt input), noted or not
   int containers = 0;
   std::vector<KernelImage> images;     // distinct images over all containers
   std::vector<ContainerGroup> groups;  // distinct container shapes
@@ -52,7 +53,7 @@ struct BinaryScan {
   int dispatch_containers = 0;
   std::vector<KernelImage> dispatch_images;
 };
-CD_JSON(BinaryScan, path, package, format, file_size, error, notes, containers, images, groups, dispatch_containers,
-        dispatch_images)
+CD_JSON(BinaryScan, path, package, format, file_size, error, notes, problems, containers, images, groups,
+        dispatch_containers, dispatch_images)
 
 }  // namespace cd

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "util/errors.hpp"
+#include "util/regular_file.hpp"
 
 namespace cd {
 namespace {
@@ -130,10 +131,8 @@ ElfDyn read_elf(Elf* e, const std::string& name) {
 
 struct ElfHandle {
   Elf* e = nullptr;
-  int fd = -1;
   ~ElfHandle() {
     if (e) elf_end(e);
-    if (fd >= 0) close(fd);
   }
 };
 
@@ -141,10 +140,10 @@ struct ElfHandle {
 
 ElfDyn read_elf_dyn(const std::string& host_path) {
   init_libelf();
+  RegularFile file(host_path);  // never blocks on a FIFO; only regular files
+  if (!file.ok()) bad(host_path, file.error());
   ElfHandle h;
-  h.fd = open(host_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) bad(host_path, std::strerror(errno));
-  h.e = elf_begin(h.fd, ELF_C_READ_MMAP, nullptr);
+  h.e = elf_begin(file.fd(), ELF_C_READ_MMAP, nullptr);
   return read_elf(h.e, host_path);
 }
 

@@ -10,16 +10,15 @@
 #include <fmt/format.h>
 
 #include "util/errors.hpp"
+#include "util/regular_file.hpp"
 
 namespace cd {
 namespace {
 
 struct Handle {
   Elf* e = nullptr;
-  int fd = -1;
   ~Handle() {
     if (e) elf_end(e);
-    if (fd >= 0) close(fd);
   }
 };
 
@@ -51,10 +50,10 @@ std::map<unsigned, std::string> verneed_files(Elf* e, Elf_Scn* scn, const GElf_S
 
 ElfSymbols read_elf_symbols(const std::string& host_path) {
   elf_version(EV_CURRENT);
+  RegularFile file(host_path);  // never blocks on a FIFO; only regular files
+  if (!file.ok()) throw InputError(fmt::format("{}: {}", host_path, file.error()));
   Handle h;
-  h.fd = open(host_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) throw InputError(fmt::format("{}: {}", host_path, std::strerror(errno)));
-  h.e = elf_begin(h.fd, ELF_C_READ_MMAP, nullptr);
+  h.e = elf_begin(file.fd(), ELF_C_READ_MMAP, nullptr);
   if (!h.e || elf_kind(h.e) != ELF_K_ELF) throw InputError(host_path + ": not an ELF file");
 
   Elf_Scn *dynsym = nullptr, *versym = nullptr;

@@ -1,5 +1,6 @@
 #pragma once
-// Whole-file reads for the loader and the libs probe. Root::read reserves its
+// Whole-file reads for the loader and the libs probe (regular files only, never blocking
+// on a FIFO: util/regular_file). Root::read reserves its
 // max_bytes up front (a memset of that size per call); these allocate the file's size.
 #include <optional>
 #include <string>

@@ -51,6 +51,10 @@ std::pair<std::string, std::string> arch_lists(const BinaryScan& b, const std::v
   return {s.empty() ? "-" : join(s, " "), p.empty() ? "-" : join(p, " ")};
 }
 
+std::string corrupt_text(const BinaryScan& b) {
+  return fmt::format("corrupt ({} problem{})", b.problems, b.problems == 1 ? "" : "s");
+}
+
 // Display heading and the path prefix to strip for each binary.
 std::string heading_of(const BinaryScan& b) {
   if (!b.package.empty()) return b.package;
@@ -89,7 +93,10 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
         continue;
       }
       if (b->containers == 0) {
-        out += fmt::format("  {}{}  {}\n", name, pad, st.paint("no CUDA kernels", Color::gray));
+        // A corrupt file says so, and where (its notes), instead of "no CUDA kernels".
+        out += fmt::format("  {}{}  {}\n", name, pad,
+                           is_corrupt(*b) ? st.paint(corrupt_text(*b), Color::red) : st.paint("no CUDA kernels", Color::gray));
+        for (const auto& n : b->notes) out += "    " + st.paint("note: " + n, Color::yellow) + "\n";
         continue;
       }
       auto [sass, ptx] = arch_lists(*b);
@@ -114,10 +121,12 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
   // Summary: per GPU, how many binaries get each verdict.
   int containers = 0;
   for (const auto& b : r.binaries) containers += b.containers;
-  out += fmt::format("\n{} {} binaries with CUDA code, {} containers; {} files ({}) read in {:.2f} s\n",
+  auto corrupt = std::count_if(r.binaries.begin(), r.binaries.end(), is_corrupt);
+  out += fmt::format("\n{} {} binaries with CUDA code, {} containers; {} files ({}) read in {:.2f} s{}\n",
                      st.paint("summary", Color::bold),
                      std::count_if(r.binaries.begin(), r.binaries.end(), [](const BinaryScan& b) { return b.containers > 0; }),
-                     containers, r.stats.files_examined, human_bytes(r.stats.bytes), r.seconds);
+                     containers, r.stats.files_examined, human_bytes(r.stats.bytes), r.seconds,
+                     corrupt ? "; " + st.paint(fmt::format("{} corrupt", corrupt), Color::red) : "");
   for (const auto& g : r.gpus) {
     std::map<Verdict, int> count;
     for (const auto& b : r.binaries)
@@ -148,6 +157,7 @@ std::string render_scan_json(const ScanReport& r, const std::vector<Finding>& fi
       {"driver", {{"version", r.driver.version}, {"cuda", r.driver.cuda}, {"source", r.driver_source}}},
       {"binaries", binaries_json(r)},
       {"stats", {{"files_examined", r.stats.files_examined}, {"bytes", r.stats.bytes}, {"seconds", r.seconds},
+                 {"corrupt", std::count_if(r.binaries.begin(), r.binaries.end(), is_corrupt)},
                  {"walk_errors", r.stats.walk_errors}}},
       {"notes", r.notes}};
   return render_json("scan", findings, extra);

@@ -105,7 +105,7 @@ TEST(Fatbin, LyingSizesGiveNotesNotCrashes) {
 TEST(Fatbin, FileNotesNameTheFileAndOffset) {
   auto c = container({entry(2, 75, 1, 8, 0x11, 8)});
   put<uint32_t>(c, 16 + 4, 8);
-  FileScan s = scan_bytes(c, nullptr, "bad.fatbin", false);
+  FileScan s = scan_bytes(c, "bad.fatbin", false);
   EXPECT_EQ(s.format, "fatbin");
   ASSERT_EQ(s.notes.size(), 1u);
   EXPECT_EQ(s.notes[0].rfind("malformed fatbin in bad.fatbin at offset 0x10: ", 0), 0u) << s.notes[0];
@@ -113,7 +113,7 @@ TEST(Fatbin, FileNotesNameTheFileAndOffset) {
 
 TEST(Fatbin, NonCudaBytesAreIgnoredAtOnce) {
   std::vector<uint8_t> text = {'#', '!', '/', 'b', 'i', 'n', '/', 's', 'h', '\n'};
-  FileScan s = scan_bytes(text, nullptr, "script", false);
+  FileScan s = scan_bytes(text, "script", false);
   EXPECT_EQ(s.format, "");
   EXPECT_TRUE(s.containers.empty());
   EXPECT_TRUE(s.notes.empty());
@@ -122,7 +122,7 @@ TEST(Fatbin, NonCudaBytesAreIgnoredAtOnce) {
 TEST(Fatbin, GarbageElfIsAnErrorNotACrash) {
   std::vector<uint8_t> elf = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
   elf.resize(40, 0xff);
-  FileScan s = scan_bytes(elf, nullptr, "broken.so", false);
+  FileScan s = scan_bytes(elf, "broken.so", false);
   EXPECT_TRUE(s.containers.empty());
   EXPECT_FALSE(s.error.empty() && s.notes.empty());
 }
