@@ -15,6 +15,7 @@
 #include "kb/arch.hpp"
 #include "kb/drivers.hpp"
 #include "kb/gpus.hpp"
+#include "report/escape.hpp"
 #include "report/scan_report.hpp"
 #include "rules/rules.hpp"
 #include "util/errors.hpp"
@@ -122,8 +123,7 @@ int scan_exit_code(const ScanReport& report, const Findings& findings, const Glo
   bool one_unreadable = report.binaries.size() == 1 && !report.binaries[0].error.empty();
   if (rc != exit_code::ok || !(nothing_read || one_unreadable)) return rc;
   std::string why = shown(one_unreadable ? report.binaries[0].error : report.stats.walk_errors.front());
-  std::fprintf(stderr, "cuda-doctor: %s
-", why.c_str());
+  std::fprintf(stderr, "cuda-doctor: %s\n", why.c_str());
   return exit_code::cannot_run;
 }
 
