@@ -1,9 +1,12 @@
+// The host probe: OS, kernel, glibc, and the environment variables a diagnosis needs,
+// kept by exact name and with credentials redacted (snapshots are shared).
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <gnu/libc-version.h>
 
 #include "probe/probe.hpp"
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -11,17 +14,34 @@ extern char** environ;
 namespace cd {
 namespace {
 
-// Variables that change how the CUDA stack behaves; recorded as facts so a saved
-// machine can be diagnosed elsewhere.
+// The variables a diagnosis uses (the rules read CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER,
+// NVIDIA_VISIBLE_DEVICES/_DRIVER_CAPABILITIES/_REQUIRE_CUDA, LD_LIBRARY_PATH,
+// TORCH_CUDA_ARCH_LIST, JAX_PLATFORMS) and the settings of the CUDA stack a person reading
+// a snapshot needs, by exact name: a prefix (NVIDIA_, VLLM_, TF_, CONDA…) also keeps
+// NVIDIA_API_KEY, VLLM_API_KEY, TF_TOKEN_* and channel tokens. CUDA_* and NCCL_* are the
+// two families kept whole (the CUDA runtime's and NCCL's documented settings); every
+// value kept still goes through redact_variable.
 bool is_relevant_variable(std::string_view name) {
-  static constexpr std::string_view prefixes[] = {"CUDA", "NVIDIA_", "NCCL_", "TORCH_", "CUDNN_", "CUBLAS", "XLA_",
-                                                  "JAX_", "TF_", "CONDA", "PYTORCH_", "VLLM_", "CUPY_", "NV_"};
-  static constexpr std::string_view exact[] = {"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "LIBRARY_PATH", "VIRTUAL_ENV",
-                                               "PYTHONPATH", "PYTHONHOME", "CC", "CXX", "CUDAHOSTCXX", "HOME",
-                                               "PYENV_ROOT", "WSL_DISTRO_NAME", "KUBERNETES_SERVICE_HOST",
-                                               "container", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"};
-  for (auto p : prefixes)
-    if (name.substr(0, p.size()) == p) return true;
+  static constexpr std::string_view families[] = {"CUDA_", "NCCL_"};
+  static constexpr std::string_view exact[] = {
+      // loader, compilers, Python
+      "PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "LIBRARY_PATH", "CPATH", "CC", "CXX", "CUDAHOSTCXX", "NVCC_CCBIN",
+      "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "HOME", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME",
+      "PYTHONNOUSERSITE", "PYENV_ROOT", "PYENV_VERSION", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE",
+      "CONDA_PYTHON_EXE", "CONDA_SHLVL", "CONDARC", "CONDA_ENVS_PATH", "CONDA_ENVS_DIRS", "CONDA_OVERRIDE_CUDA",
+      // container runtimes and platforms
+      "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA", "NVIDIA_DISABLE_REQUIRE",
+      "NVIDIA_MIG_CONFIG_DEVICES", "NVIDIA_MIG_MONITOR_DEVICES", "NVIDIA_TF32_OVERRIDE", "container",
+      "KUBERNETES_SERVICE_HOST", "WSL_DISTRO_NAME", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+      // frameworks
+      "TORCH_CUDA_ARCH_LIST", "TORCH_USE_CUDA_DSA", "TORCH_NCCL_BLOCKING_WAIT", "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+      "TORCH_EXTENSIONS_DIR", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NVML_BASED_CUDA_CHECK",
+      "PYTORCH_NO_CUDA_MEMORY_CACHING", "CUBLAS_WORKSPACE_CONFIG", "CUBLASLT_LOG_LEVEL", "CUDNN_LOGINFO_DBG",
+      "CUDNN_LOGDEST_DBG", "JAX_PLATFORMS", "JAX_PLATFORM_NAME", "XLA_FLAGS", "XLA_PYTHON_CLIENT_PREALLOCATE",
+      "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR", "TF_FORCE_GPU_ALLOW_GROWTH",
+      "TF_GPU_ALLOCATOR", "TF_CPP_MIN_LOG_LEVEL", "VLLM_ATTENTION_BACKEND", "CUPY_CUDA_PATH", "CUPY_ACCELERATORS"};
+  for (auto f : families)
+    if (name.substr(0, f.size()) == f) return true;
   for (auto e : exact)
     if (name == e) return true;
   return false;
@@ -69,7 +89,7 @@ void probe_host(Facts& facts, const ProbeOptions& opts) {
 
 void probe_env(Facts& facts, const ProbeOptions& opts) {
   for (const auto& [k, v] : opts.env)
-    if (is_relevant_variable(k)) facts.env[k] = v;
+    if (is_relevant_variable(k)) facts.env[k] = redact_variable(k, v);
 }
 
 }  // namespace cd

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace cd {
@@ -44,7 +45,8 @@ void read_metadata(const std::string& header, PythonPackage& pkg) {
     if (line.rfind("Requires-Dist:", 0) != 0) continue;
     std::string req(trim(line.substr(14)));
     size_t end = req.find_first_of(" ;<>=!~[(");
-    if (relevant_requirement(normalize_dist_name(req.substr(0, end)))) pkg.requires_dist.push_back(req);
+    // A direct reference ("torch @ https://user:token@host/…") must not carry its credentials into Facts.
+    if (relevant_requirement(normalize_dist_name(req.substr(0, end)))) pkg.requires_dist.push_back(redact_value(req));
   }
 }
 
