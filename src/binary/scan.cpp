@@ -125,6 +125,7 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   }
   WalkOptions wo;
   wo.want = candidate_name;
+  wo.root = opts.root;
   WalkResult walked = walk_files(walkable, wo);
   std::vector<bool> named(walked.files.size(), false);
   for (size_t i = 0; i < walked.files.size(); ++i)
@@ -142,7 +143,9 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   bin::RunBudget budget(opts.limits);  // shared by the threads
   parallel_for(order.size(), opts.threads, [&](size_t k) {
     size_t i = order[k];
-    results[i] = scan_binary(walked.files[i].path, opts.kernels, &budget);
+    // open_path has no link below --root's prefix, so the kernel cannot follow one out of it.
+    results[i] = scan_binary(walked.files[i].open_path, opts.kernels, &budget);
+    results[i].path = walked.files[i].path;
     if (opts.progress) {
       std::lock_guard lock(progress_mutex);
       opts.progress(++done, order.size(), walked.files[i].path);

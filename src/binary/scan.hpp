@@ -20,6 +20,8 @@
 #include "binary/verdict.hpp"
 #include "facts/binary.hpp"
 
+#include "util/root.hpp"
+
 namespace cd {
 
 struct ScanOptions {
@@ -28,6 +30,8 @@ struct ScanOptions {
   bin::ScanLimits limits;  // notes and decompressed bytes per file and per run (binary/budget.hpp)
   // Called from worker threads (serialised) after each file.
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
+  // The paths lie under root.prefix() (--root): links in them resolve inside the root.
+  Root root;
 };
 
 struct ScanStats {

@@ -94,11 +94,13 @@ void add_live_targets(JudgeTargets& t, const ScanCli& c, const Model& live) {
   if (t.driver.cuda || !t.driver.version.empty()) t.driver_source = "this machine";
 }
 
-void scan_files(const std::vector<std::string>& paths, const ScanCli& c, ScanReport& report) {
+// `root`: the paths lie under --root (the default paths), so links in them resolve inside it.
+void scan_files(const std::vector<std::string>& paths, const ScanCli& c, ScanReport& report, const Root& root) {
   Progress progress("scanning");
   ScanOptions sopts;
   sopts.kernels = c.kernels;
   sopts.threads = c.threads;
+  sopts.root = root;
   sopts.progress = [&](size_t done, size_t total, const std::string& path) { progress.update(done, total, path_basename(path)); };
   auto start = std::chrono::steady_clock::now();
   report.binaries = scan_paths(paths, sopts, &report.stats);
@@ -139,7 +141,7 @@ int run_scan(const GlobalOptions& g, const ScanCli& c) {
   if (live) driver_probe = std::async(std::launch::async, [&] { probe_driver(live_facts, popts); });
   std::vector<std::string> paths = c.paths.empty() ? default_paths(envs, popts) : c.paths;
   ScanReport report;
-  scan_files(paths, c, report);
+  scan_files(paths, c, report, c.paths.empty() ? popts.root : Root());  // named paths are host paths
   if (live) driver_probe.get(), add_live_targets(targets, c, derive(live_facts, kb));
   if (targets.gpus.empty()) report.notes.push_back("no GPU found on this machine: listing images only (pass --gpu to judge)");
   // The arch rules judge exactly what the report shows: these GPUs, this driver, these scans.

@@ -18,7 +18,9 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
     }
   if (dirs.empty()) return;
   ScanStats stats;
-  std::vector<BinaryScan> found = scan_paths(dirs, ScanOptions{}, &stats);
+  ScanOptions so;
+  so.root = opts.root;
+  std::vector<BinaryScan> found = scan_paths(dirs, so, &stats);
   for (auto& b : found) {
     b.path = opts.root.inner_path(b.path);  // rules match paths against in-root site-packages
     for (const auto& n : b.notes) facts.notes.push_back({"binaries", n});

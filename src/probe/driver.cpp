@@ -79,7 +79,9 @@ void probe_driver(Facts& facts, const ProbeOptions& opts) {
       trace("driver child spawn");
       return run_driver_child(argv, opts.timeout);
     });
-  probe_driver_module(d, opts.root);
+  std::vector<std::string> module_notes;
+  probe_driver_module(d, opts.root, &module_notes);
+  for (auto& n : module_notes) facts.notes.push_back({"driver", std::move(n)});
   probe_driver_libraries(d, opts.root, opts.env);
   probe_pci_gpus(d, opts.root);
   if (!opts.root.is_host()) {

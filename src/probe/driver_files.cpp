@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "loader/ldconf.hpp"
 #include "probe/driver_probe.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
@@ -19,24 +20,6 @@ constexpr const char* kDefaultDirs[] = {
     "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",  // NVIDIA container images
     "/usr/lib/wsl/lib",                                  // WSL2
 };
-
-void read_ld_so_conf(const Root& root, const std::string& file, std::vector<LibDir>& out, int depth) {
-  if (depth > 8) return;
-  auto text = root.read(file);
-  if (!text) return;
-  for (const auto& raw : split(*text, '\n')) {
-    std::string line(trim(raw.substr(0, raw.find('#'))));
-    if (line.empty()) continue;
-    if (line.rfind("include", 0) == 0 && line.size() > 7 && std::isspace(static_cast<unsigned char>(line[7]))) {
-      std::string pattern(trim(line.substr(8)));
-      if (!pattern.empty() && pattern[0] != '/') pattern = path_join(path_dirname(file), pattern);
-      for (const auto& inc : root.glob(path_dirname(pattern), path_basename(pattern)))
-        read_ld_so_conf(root, inc, out, depth + 1);
-      continue;
-    }
-    out.push_back({path_normalize(line), file});
-  }
-}
 
 void add_library(DriverFacts& d, const Root& root, const std::string& dir, const std::string& via,
                  const std::string& kind, const std::string& file, std::set<std::string>& seen) {
@@ -62,7 +45,7 @@ std::vector<LibDir> library_search_dirs(const Root& root, const std::map<std::st
   if (auto it = env.find("LD_LIBRARY_PATH"); it != env.end())
     for (const auto& dir : split(it->second, ':'))
       if (!dir.empty()) all.push_back({path_normalize(dir), "LD_LIBRARY_PATH"});
-  read_ld_so_conf(root, "/etc/ld.so.conf", all, 0);
+  for (auto& d : read_ld_so_conf(root)) all.push_back({std::move(d.dir), std::move(d.file)});
   for (const char* dir : kDefaultDirs) all.push_back({dir, "default dir"});
   std::vector<LibDir> out;
   std::set<std::string> seen;
@@ -92,10 +75,15 @@ std::string library_file_version(const std::string& file_name, const std::string
   return rest;
 }
 
-void probe_driver_module(DriverFacts& d, const Root& root) {
+void probe_driver_module(DriverFacts& d, const Root& root, std::vector<std::string>* notes) {
   for (const char* file : {"/proc/driver/nvidia/version", "/sys/module/nvidia/version"}) {
-    auto text = root.read(file);
-    if (!text) continue;
+    std::string why;
+    auto text = root.read(file, 64 * 1024, &why);
+    if (!text) {
+      // Missing is normal (no driver); a FIFO or device there is not, and is never read.
+      if (notes && why.starts_with("not a regular file")) notes->push_back(std::string(file) + ": " + why + ", not read");
+      continue;
+    }
     d.module_loaded = true;
     std::string v = std::string(file).rfind("/proc", 0) == 0 ? parse_nvrm_version(*text) : std::string(trim(*text));
     if (!v.empty() && d.module_version.empty()) {

@@ -23,7 +23,8 @@ struct LibDir {
 std::vector<LibDir> library_search_dirs(const Root& root, const std::map<std::string, std::string>& env);
 
 // File-based facts: these work when NVML and the driver API do not.
-void probe_driver_module(DriverFacts& d, const Root& root);      // /proc/driver/nvidia/version, /sys/module/nvidia/version
+// /proc/driver/nvidia/version, /sys/module/nvidia/version; a special file there is a note.
+void probe_driver_module(DriverFacts& d, const Root& root, std::vector<std::string>* notes = nullptr);
 void probe_driver_libraries(DriverFacts& d, const Root& root,     // libcuda.so.X / libnvidia-ml.so.X files
                             const std::map<std::string, std::string>& env);
 void probe_pci_gpus(DriverFacts& d, const Root& root);           // /sys/bus/pci/devices, vendor 0x10de, class 0x03xxxx

@@ -245,7 +245,7 @@ struct Finder {
 bool executable(const Root& root, const std::string& path) {
   auto real = root.resolve(path);
   struct stat st;
-  return real && stat(root.host_path(*real).c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+  return real && root.stat(*real, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 }
 
 }  // namespace

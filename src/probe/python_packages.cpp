@@ -33,8 +33,13 @@ bool relevant_requirement(const std::string& req_name) {
 }
 
 // The header of a METADATA / PKG-INFO file: fields up to the first blank line.
-std::string metadata_header(const Root& root, const std::string& path) {
-  std::string text = root.read(path, 256 * 1024).value_or("");
+// Only a regular file is read: a FIFO named METADATA would block every `check` on the
+// machine, so it (like a device or socket) becomes a note.
+std::string metadata_header(const Root& root, const std::string& path, std::vector<std::string>* notes) {
+  std::string why;
+  auto read = root.read(path, 256 * 1024, &why);
+  if (!read && notes && why.starts_with("not a regular file")) notes->push_back(path + ": " + why + ", not read");
+  std::string text = read.value_or("");
   if (auto end = text.find("\n\n"); end != std::string::npos) text.resize(end);
   return text;
 }
@@ -67,7 +72,7 @@ bool is_relevant_dist(const std::string& n) {
   return false;
 }
 
-std::vector<PythonPackage> scan_site_packages(const Root& root, const std::string& dir) {
+std::vector<PythonPackage> scan_site_packages(const Root& root, const std::string& dir, std::vector<std::string>* notes) {
   std::vector<PythonPackage> out;
   for (const auto& entry : root.list(dir)) {
     bool dist_info = entry.ends_with(".dist-info");
@@ -90,7 +95,7 @@ std::vector<PythonPackage> scan_site_packages(const Root& root, const std::strin
     if (wants_metadata(pkg.name) || pkg.version.empty()) {
       std::string meta = dist_info ? path_join(path, "METADATA") : root.is_dir(path) ? path_join(path, "PKG-INFO") : path;
       PythonPackage from_file;
-      read_metadata(metadata_header(root, meta), from_file);
+      read_metadata(metadata_header(root, meta, notes), from_file);
       if (!from_file.version.empty()) pkg.version = from_file.version;
       pkg.requires_dist = std::move(from_file.requires_dist);
       if (dist_info) pkg.installer = std::string(trim(root.read(path_join(path, "INSTALLER"), 256).value_or("")));
