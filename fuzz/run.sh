@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target with clang (its own build dir, build-fuzz/) and fuzzes the
-# parsers for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the four targets)
+# parsers for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the five targets)
 # Seeds: tiny real binaries from nvcc when it is installed, else a hand-made fatbin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
 # Quiet when it builds; the whole log when it does not.
-if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz >"$dir/ninja.log" 2>&1; then
+if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz >"$dir/ninja.log" 2>&1; then
   cat "$dir/ninja.log" >&2
   echo "fuzz/run.sh: the fuzz targets did not build" >&2
   exit 1
@@ -33,7 +33,7 @@ if [ -z "$(ls -A "$corpus")" ]; then
   printf '\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x01\x40\x00\x00\x00%056d' 0 |
     head -c 80 >"$corpus/min.fatbin"
 fi
-share=$(( secs / 4 > 0 ? secs / 4 : 1 ))
+share=$(( secs / 5 > 0 ? secs / 5 : 1 ))
 # A fixed seed makes a CI failure replayable (CD_FUZZ_SEED=0 lets libFuzzer pick one).
 seed=${CD_FUZZ_SEED:-1}
 "$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
@@ -61,3 +61,13 @@ fi
 # Inputs that once crashed a target stay in the corpus (fuzz/regressions/<target>/).
 cp -n fuzz/regressions/check_inputs/* "$inputs"/ 2>/dev/null || true
 "$dir/fuzz/check_inputs_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$inputs"
+# The facts JSON writer/reader: seeded with a recorded machine and bytes that are not UTF-8.
+facts="$dir/fuzz-facts-json"
+mkdir -p "$facts"
+if [ -z "$(ls -A "$facts")" ]; then
+  cp tests/fixtures/h200/facts.json "$facts/h200"
+  printf 'lib\xffcuda.so \xc3 \xe2\x82 \xed\xa0\x80 \xf4\x90\x80\x80' >"$facts/not_utf8"
+  printf '{"schema":"cuda-doctor/facts/v1","driver":{"gpus":[{"cc_major":2147483648,"memory_total_mib":-5}]}}' >"$facts/ranges"
+fi
+cp -n fuzz/regressions/facts_json/* "$facts"/ 2>/dev/null || true
+"$dir/fuzz/facts_json_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$facts"

@@ -22,7 +22,7 @@ const auto kStart = std::chrono::steady_clock::now();
 // shows which stage took the time.
 void emit(nlohmann::json line) {
   line["t"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - kStart).count();
-  std::string text = line.dump() + "\n";
+  std::string text = json_text(line) + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
 }

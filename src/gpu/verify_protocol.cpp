@@ -9,7 +9,7 @@ namespace cd::gpu {
 namespace {
 
 void emit(const nlohmann::json& j) {
-  std::string line = j.dump() + "\n";
+  std::string line = json_text(j) + "\n";
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fflush(stdout);
 }

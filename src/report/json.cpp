@@ -17,7 +17,7 @@ std::string render_json(std::string_view kind, const std::vector<Finding>& findi
   j["findings"] = findings;
   if (extra.is_object())
     for (const auto& [k, v] : extra.items()) j[k] = v;
-  return j.dump(2) + "\n";
+  return json_text(j, 2) + "\n";
 }
 
 }  // namespace cd
