@@ -28,7 +28,7 @@ VerifyFacts run(const GlobalOptions& g, const VerifyOptions& o) {
   gpu::VerifyPlan plan;
   plan.exe = self_exe();
   plan.quick = o.quick;
-  plan.step_timeout = std::chrono::milliseconds(static_cast<long long>(o.step_timeout_s * 1000));
+  plan.step_timeout = timeout_ms(o.step_timeout_s);
   VerifyEnvironment env = find_verify_environment(probe_options(g));
   plan.python = env.python;
   plan.lib_dirs = env.lib_dirs;
@@ -129,9 +129,9 @@ int run_bench_cmd(const GlobalOptions& g, const VerifyOptions& o) {
   facts.verify = run(g, o);
   const VerifyFacts& v = facts.verify;
   if (g.json) {
-    print_out(nlohmann::json{{"schema", "cuda-doctor/bench/v1"}, {"gpus", v.gpus}, {"measurements", v.measurements},
-                             {"seconds", v.seconds}}
-                  .dump(2) +
+    print_out(json_text(nlohmann::json{{"schema", "cuda-doctor/bench/v1"}, {"gpus", v.gpus}, {"measurements", v.measurements},
+                                       {"seconds", v.seconds}},
+                        2) +
               "\n");
   } else {
     Style st = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
@@ -151,12 +151,15 @@ void register_verify(CLI::App& app, GlobalOptions& g, int& rc) {
                                               "NCCL, torch; measure against the hardware's figures");
   verify->add_flag("--quick", opts.quick, "Only the fast steps (no P2P, NCCL, torch; small buffers)");
   verify->add_option("--step-timeout", opts.step_timeout_s, "Seconds each GPU step may take before it counts as hung")
-      ->default_val(60);
+      ->default_val(60)
+      ->check(seconds_validator());
   verify->callback([&] { rc = run_verify_cmd(g, opts); });
 
   auto* bench = app.add_subcommand("bench", "Print only verify's measurements (bandwidth, GEMM, P2P, NCCL) as a table");
   bench->add_flag("--quick", opts.quick, "Small buffers, fewer steps");
-  bench->add_option("--step-timeout", opts.step_timeout_s, "Seconds each GPU step may take")->default_val(60);
+  bench->add_option("--step-timeout", opts.step_timeout_s, "Seconds each GPU step may take")
+      ->default_val(60)
+      ->check(seconds_validator());
   bench->callback([&] { rc = run_bench_cmd(g, opts); });
 }
 

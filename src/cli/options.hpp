@@ -1,5 +1,7 @@
 #pragma once
 // Flags every subcommand shares (design.md "Conventions") and the wiring helpers.
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,17 @@ struct GlobalOptions {
 void add_global_options(CLI::App& app, GlobalOptions& g);
 // A vector option that takes one value per use (`--gpu A --gpu B` or `--gpu A,B`), never the next positional.
 CLI::Option* repeatable(CLI::Option* opt);
+
+// Limits on what the user hands us (docs/security.md "Resource limits").
+inline constexpr uint64_t kMaxFactsBytes = 64ull << 20;  // --facts: a real snapshot is ~200 KB
+inline constexpr double kMaxTimeoutSeconds = 86400;      // --timeout, --step-timeout: larger values are clamped
+// Accepts a finite number of seconds above 0 (not nan, inf, 0, -1) for --timeout and --step-timeout.
+CLI::Validator seconds_validator();
+// Seconds → a timeout that cannot overflow a clock: clamped to kMaxTimeoutSeconds.
+std::chrono::milliseconds timeout_ms(double seconds);
+// The text of --facts FILE or - (stdin): a regular file or stdin, at most kMaxFactsBytes,
+// else an InputError (one line, exit 3).
+std::string read_facts_text(const std::string& path);
 
 ProbeOptions probe_options(const GlobalOptions& g);
 // Facts from --facts, or probed live. `probe` fills them when live.
