@@ -1,10 +1,14 @@
 #include "kb/kb.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "kb/embedded.hpp"
 #include "kb/toml_access.hpp"
@@ -29,18 +33,42 @@ std::shared_ptr<Kb> Kb::from_texts(const std::vector<std::pair<std::string, std:
 
 std::shared_ptr<Kb> Kb::from_dir(const std::string& dir) {
   Root host;
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(fmt::format("knowledge base {}: not a directory", dir));
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& path : host.glob(dir, "*.toml")) {
     auto text = host.read(path, 64u << 20);
     if (!text) throw InputError(fmt::format("cannot read {}", path));
     files.emplace_back(path_basename(path), *text);
   }
+  if (files.empty()) throw InputError(fmt::format("knowledge base {}: no *.toml tables in it", dir));
   return from_texts(files);
 }
 
+namespace {
+
+// CUDA_DOCTOR_DATA=DIR replaces the embedded tables, so it must hold all of them: a
+// missing table would otherwise read as "nothing known" (explain: "no known signature").
+std::shared_ptr<Kb> from_data_env(const std::string& dir) {
+  auto kb = Kb::from_dir(dir);
+  auto have = kb->names();
+  std::vector<std::string> missing;
+  for (const auto& f : kb::embedded_files()) {
+    std::string name(f.name);
+    if (name.ends_with(".toml")) name.resize(name.size() - 5);
+    if (std::find(have.begin(), have.end(), name) == have.end()) missing.push_back(name + ".toml");
+  }
+  if (!missing.empty())
+    throw InputError(fmt::format("knowledge base {} (CUDA_DOCTOR_DATA): missing {}", dir, fmt::join(missing, ", ")));
+  return kb;
+}
+
+}  // namespace
+
 const Kb& Kb::get() {
   static std::shared_ptr<Kb> kb = [] {
-    if (const char* dir = std::getenv("CUDA_DOCTOR_DATA"); dir && *dir) return from_dir(dir);
+    if (const char* dir = std::getenv("CUDA_DOCTOR_DATA"); dir && *dir) return from_data_env(dir);
     std::vector<std::pair<std::string, std::string>> files;
     for (const auto& f : kb::embedded_files()) files.emplace_back(std::string(f.name), std::string(f.text));
     return from_texts(files);
