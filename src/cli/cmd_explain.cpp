@@ -124,6 +124,7 @@ int explain_command(const GlobalOptions& g, const ExplainOptions& o) {
   ProcessOptions p;
   p.timeout = std::chrono::hours(24 * 365);  // a training job may run for days; the user stops it
   p.max_output = 1u << 20;                   // keep the tail only; the scanner has seen everything
+  p.tool_child = false;                      // the user's command keeps the user's environment
   p.foreground = true;                       // Ctrl-C stops the command, then we diagnose; it may read stdin
   p.on_stdout = [&](std::string_view chunk) {
     std::fwrite(chunk.data(), 1, chunk.size(), out_sink);

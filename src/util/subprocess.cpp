@@ -112,17 +112,23 @@ void append_tail(std::string& buf, std::string_view data, size_t max) {
   if (buf.size() > max) buf.erase(0, buf.size() - max);
 }
 
+// What the tool's own children must not write (ProcessOptions::tool_child).
+const std::map<std::string, std::string> kToolChildEnv = {{"CUDA_CACHE_DISABLE", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
+
 std::vector<std::string> child_environment(const ProcessOptions& opts) {
+  std::map<std::string, std::string> set = opts.env_set;
+  if (opts.tool_child)
+    for (const auto& [k, v] : kToolChildEnv) set[k] = v;
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     std::string_view kv(*e);
     std::string key(kv.substr(0, kv.find('=')));
-    if (opts.env_set.count(key)) continue;
+    if (set.count(key)) continue;
     bool unset = false;
     for (const auto& u : opts.env_unset) unset |= (u == key);
     if (!unset) env.emplace_back(kv);
   }
-  for (const auto& [k, v] : opts.env_set) env.push_back(k + "=" + v);
+  for (const auto& [k, v] : set) env.push_back(k + "=" + v);
   return env;
 }
 

@@ -31,6 +31,12 @@ struct ProcessOptions {
   // SIGHUP on to it. Off: its own process group and /dev/null stdin (a hung child and
   // all it started can be killed together).
   bool foreground = false;
+  // One of the tool's own children (the __driver and __verify children, Python probes):
+  // it gets CUDA_CACHE_DISABLE=1 and PYTHONDONTWRITEBYTECODE=1, whatever our environment
+  // says, so the driver's JIT cache (~/.nv/ComputeCache) and .pyc files are never
+  // written on our behalf (docs/security.md). Off only for the user's own command
+  // (explain -- CMD), whose environment is theirs.
+  bool tool_child = true;
 };
 
 struct ProcessResult {

@@ -6,12 +6,16 @@
 //   CD_FAKE_HANG=fn            fn never returns
 //   CD_FAKE_CRASH=fn           fn dereferences a null pointer (SIGSEGV)
 //   CD_FAKE_WRONG=1            cd_axpy leaves its last element unwritten
+//   CD_FAKE_JIT_CACHE=1        cuInit and cuModuleLoadDataEx write $HOME/.nv/ComputeCache/index, as the
+//                              real driver's JIT cache does, unless CUDA_CACHE_DISABLE=1
 // Buffers above 64 MiB are reserved but never touched (copies/kernels on them are skipped),
 // so "bandwidth" runs cost nothing.
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -42,6 +46,18 @@ int fault(const char* fn) {
   return 0;
 }
 
+// The real driver keeps JIT results in ~/.nv/ComputeCache unless CUDA_CACHE_DISABLE=1.
+void jit_cache_write() {
+  const char* home = std::getenv("HOME");
+  const char* off = std::getenv("CUDA_CACHE_DISABLE");
+  if (!std::getenv("CD_FAKE_JIT_CACHE") || !home || (off && std::strcmp(off, "1") == 0)) return;
+  std::string dir = std::string(home) + "/.nv";
+  mkdir(dir.c_str(), 0700);
+  dir += "/ComputeCache";
+  mkdir(dir.c_str(), 0700);
+  if (FILE* f = std::fopen((dir + "/index").c_str(), "a")) std::fclose(f);
+}
+
 int devices() {
   const char* v = std::getenv("CD_FAKE_DEVICES");
   return v ? std::atoi(v) : 1;
@@ -67,7 +83,7 @@ template <class T> T arg(void** params, int i) { return *static_cast<T*>(params[
 #define F(name) extern "C" int name
 #define CHECK(name) if (int r = fault(#name)) return r
 
-F(cuInit)(unsigned) { CHECK(cuInit); return 0; }
+F(cuInit)(unsigned) { CHECK(cuInit); jit_cache_write(); return 0; }
 F(cuDriverGetVersion)(int* v) { CHECK(cuDriverGetVersion); *v = 13000; return 0; }
 F(cuDeviceGetCount)(int* n) { CHECK(cuDeviceGetCount); *n = devices(); return 0; }
 F(cuDeviceGet)(int* d, int i) { CHECK(cuDeviceGet); if (i >= devices()) return 101; *d = i; return 0; }
@@ -95,6 +111,7 @@ F(cuCtxEnablePeerAccess)(void*, unsigned) { return 0; }
 F(cuDeviceCanAccessPeer)(int* can, int, int) { *can = 1; return 0; }
 F(cuModuleLoadDataEx)(void** m, const void* image, unsigned, int*, void**) {
   CHECK(cuModuleLoadDataEx);
+  jit_cache_write();
   if (!std::strstr(static_cast<const char*>(image), ".entry cd_copy_v4")) return 218;
   *m = &g_module;
   return 0;
