@@ -34,8 +34,6 @@ void check_domain_ranges(const Facts& f) {
   for (size_t b = 0; b < f.binaries.size(); ++b) {
     check_images(f.binaries[b].images, fmt::format("binaries[{}].images", b));
     check_images(f.binaries[b].dispatch_images, fmt::format("binaries[{}].dispatch_images", b));
-    for (size_t v = 0; v < f.binaries[b].verdicts.size(); ++v)
-      check_range(f.binaries[b].verdicts[v].sm, 0, 9999, fmt::format("binaries[{}].verdicts[{}].sm", b, v));
   }
 }
 
