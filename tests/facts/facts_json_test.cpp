@@ -161,7 +161,7 @@ TEST(FactsJson, BadFieldsAreNamedByTheirPath) {
 TEST(FactsJson, WholeNumbersInAnyNotationAreAccepted) {
   EXPECT_EQ(facts_error(R"("driver":{"gpus":[{"cc_major":9.0,"memory_total_mib":1.4e5}]})"), "no error");
   Facts f = facts_from_json_text(R"({"schema":"cuda-doctor/facts/v1","driver":{"gpus":[{"cc_major":9.0,"cc_minor":0}]}})", "t");
-  EXPECT_EQ(f.driver.gpus.at(0).sm(), "sm_90");
+  EXPECT_EQ(f.driver.gpus.at(0).cc_major, 9);
 }
 
 // A schema that is not a string used to escape as "internal error".
