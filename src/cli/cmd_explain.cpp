@@ -2,7 +2,6 @@
 // for this machine. `cuda-doctor explain [FILE|-]`, `cuda-doctor explain -- CMD ARGS…`.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -15,7 +14,7 @@
 #include "explain/explain.hpp"
 #include "kb/arch.hpp"
 #include "kb/kb.hpp"
-#include "report/report.hpp"
+#include "report/explain_report.hpp"
 #include "rules/rules.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
@@ -51,50 +50,18 @@ Facts facts_for(const GlobalOptions& g, const ExplainOptions& o, bool have_event
   return load_or_probe(g, [](const ProbeOptions& p) { return probe_all(p); });
 }
 
-void print_report(const GlobalOptions& g, const Facts& facts, const Findings& findings) {
-  const LogFacts& log = facts.log;
-  if (g.json) {
-    print_out(render_json("explain", findings, {{"log", log}}) + "\n");
-    return;
-  }
-  std::string what = log.command.empty() ? log.source : join(log.command, " ");
-  if (g.markdown) {
-    std::string out = fmt::format("## cuda-doctor explain: `{}`\n\n{} lines read, {} signature matches.\n\n", what, log.lines,
-                                  log.events.size() + log.events_dropped);
-    out += findings.empty() ? "No known CUDA error signature found: nothing to explain.\n" : render_findings_markdown(findings);
-    print_out(out);
-    return;
-  }
-  ReportOptions r;
-  r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
-  r.verbose = g.verbose;
-  std::string out = fmt::format("cuda-doctor explain: {} ({} lines)\n\n", what, log.lines);
-  if (findings.empty()) {
-    out += "  No known CUDA error signature found: nothing to explain (cuda-doctor never guesses a cause).\n";
-  } else {
-    out += render_findings_text(findings, r);
-    out += "  " + summary_line(findings) + "\n";
-  }
-  print_out(out);
+void print_report(const GlobalOptions& g, const LogFacts& log, const Findings& findings) {
+  if (g.json) return print_out(render_explain_json(log, findings));
+  if (g.markdown) return print_out(render_explain_markdown(log, findings));
+  print_out(render_explain_text(log, findings, report_options(g)));
 }
 
-// Binaries a kernel-image error names (a library path in the line, or a compiled
-// module as the traceback frame) are scanned here, so the rules can show their
-// sm_XX/compute_XX images and the verdict for this machine's GPUs (derive/). Only for live
-// facts: with --facts the paths belong to another machine.
+// The binaries a kernel-image error names are scanned, so the rules can show their images
+// and the verdict for this machine's GPUs. Only for live facts: with --facts the paths
+// belong to another machine.
 void scan_named_binaries(Facts& facts, const GlobalOptions& g) {
   if (!g.facts_file.empty()) return;
-  std::vector<std::string> paths;
-  for (const auto& e : facts.log.events) {
-    if (!e.id.starts_with("arch.") && e.id != "inference.sageattention_arch") continue;
-    for (const std::string& p : {e.frame, e.captures.count("lib") ? e.captures.at("lib") : std::string()}) {
-      bool binary = p.starts_with("/") && (p.ends_with(".so") || p.find(".so.") != std::string::npos);
-      bool known = std::any_of(facts.binaries.begin(), facts.binaries.end(), [&](const BinaryScan& b) { return b.path == p; });
-      if (binary && !known && std::find(paths.begin(), paths.end(), p) == paths.end() && paths.size() < 8) paths.push_back(p);
-    }
-  }
-  if (paths.empty()) return;
-  for (const auto& p : paths) facts.binaries.push_back(scan_binary(p, false));
+  for (const auto& p : binaries_named(facts.log, facts.binaries)) facts.binaries.push_back(scan_binary(p, false));
 }
 
 int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log) {
@@ -103,7 +70,7 @@ int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log) {
   if (!o.no_probe) scan_named_binaries(facts, g);
   const Kb& kb = Kb::get();
   Findings findings = without_ignored(log_rules(derive(facts, kb), kb), g.ignore);
-  print_report(g, facts, findings);
+  print_report(g, facts.log, findings);
   return exit_code_for(findings, g);
 }
 

@@ -114,6 +114,13 @@ int exit_code_for(const std::vector<Finding>& findings, const GlobalOptions& g) 
   return exit_code::ok;
 }
 
+ReportOptions report_options(const GlobalOptions& g) {
+  ReportOptions r;
+  r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
+  r.verbose = g.verbose;
+  return r;
+}
+
 void print_out(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);

@@ -10,6 +10,7 @@
 #include "facts/facts.hpp"
 #include "facts/finding.hpp"
 #include "probe/probe.hpp"
+#include "report/report.hpp"
 
 namespace cd {
 
@@ -45,6 +46,8 @@ ProbeOptions probe_options(const GlobalOptions& g);
 Facts load_or_probe(const GlobalOptions& g, const std::function<Facts(const ProbeOptions&)>& probe);
 // Exit code for a set of findings (0 / 1 with --strict / 2).
 int exit_code_for(const std::vector<Finding>& findings, const GlobalOptions& g);
+// Colours (on a terminal, unless --no-color or NO_COLOR) and verbosity for the text renderers.
+ReportOptions report_options(const GlobalOptions& g);
 // Writes to stdout, all of it.
 void print_out(const std::string& text);
 

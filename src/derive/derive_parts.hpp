@@ -22,6 +22,10 @@ PlatformModel derive_platform(const Facts& f);                   // derive/platf
 std::string python_cmd(const PythonEnv* env);                     // derive/envs.cpp
 EnvModel derive_env(const Facts& f, const PythonEnv& env, const Kb& kb);
 
+// Each verify measurement judged against the expected figure and threshold that
+// gpu/verify_expect put next to it (derive/verify.cpp).
+std::vector<MeasurementModel> derive_measurements(const VerifyFacts& v);
+
 // The torch wheel variant to install (derive/torch.cpp): the newest variant of this release
 // whose CUDA the driver runs (any, when `driver_cuda` is unknown) and, when `sm` is given,
 // whose recorded arch list runs natively there. With none at or below the driver's CUDA, the

@@ -17,6 +17,7 @@ Model derive(const Facts& facts, const Kb& kb) {
   m.verdicts = judge_all(facts.binaries, m.targets, m.driver_target, arch_rules(kb));
   m.platform = derive_platform(facts);
   for (const auto& env : facts.pythons) m.envs.push_back(derive_env(facts, env, kb));
+  m.measurements = derive_measurements(facts.verify);
   return m;
 }
 

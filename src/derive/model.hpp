@@ -49,6 +49,14 @@ struct EnvModel {
   std::vector<const LibraryResolution*> resolutions;  // the libraries its frameworks resolve
 };
 
+// One measurement of facts.verify next to its expected figure (derive/verify.cpp): the
+// perf.below_expected rule and the verify/bench tables read the same judgement.
+struct MeasurementModel {
+  const Measurement* measurement = nullptr;
+  double percent = 0;           // of the expected figure; 0 when none is known
+  bool below_expected = false;  // under the knowledge base's threshold (a fraction of the expected figure)
+};
+
 struct Model {
   explicit Model(const Facts& f) : facts(f) {}
   const Facts& facts;
@@ -59,6 +67,7 @@ struct Model {
   std::vector<std::vector<GpuVerdict>> verdicts;  // [binary of facts.binaries][target]
   PlatformModel platform;
   std::vector<EnvModel> envs;       // one per facts.pythons, same order
+  std::vector<MeasurementModel> measurements;  // one per facts.verify.measurements, same order
 
   const EnvModel& env(const PythonEnv& py) const;  // py must be one of facts.pythons
   // The environment whose site-packages holds `path` (longest match); nullptr when none.

@@ -27,10 +27,11 @@ Finding from_failed_step(const VerifyStep& s, const Kb& kb) {
   return f;
 }
 
-Finding below_expected(const Measurement& m) {
+Finding below_expected(const MeasurementModel& mm) {
+  const Measurement& m = *mm.measurement;
   Finding f = new_finding("perf.below_expected", Severity::warning, m.gpu,
                           fmt::format("{} {:.1f} {} is {:.0f}% of the expected {:.0f} {}", m.name, m.value, m.unit,
-                                      100.0 * m.value / m.expected, m.expected, m.unit));
+                                      mm.percent, m.expected, m.unit));
   f.evidence.push_back({fmt::format("measured {:.1f} {} ({})", m.value, m.unit, m.note), "cuda-doctor verify"});
   f.evidence.push_back({fmt::format("expected {:.0f} {}, threshold {:.0f}", m.expected, m.unit, m.threshold),
                         m.expected_source});
@@ -134,8 +135,8 @@ Findings verify_rules(const Model& m, const Kb& kb) {
   if (v.nccl.attempts.size() <= 1)
     for (const VerifyStep& s : v.steps)
       if (s.status == StepStatus::fail && s.layer == "nccl") out.push_back(from_failed_step(s, kb));
-  for (const Measurement& m : v.measurements)
-    if (m.threshold > 0 && m.value < m.threshold) out.push_back(below_expected(m));
+  for (const MeasurementModel& mm : m.measurements)
+    if (mm.below_expected) out.push_back(below_expected(mm));
   link_findings(v, out);
   nccl_findings(v, out);
   sort_by_severity(out);

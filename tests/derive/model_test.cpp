@@ -216,5 +216,26 @@ TEST(Derive, JudgeTargetsFromFlags) {
   EXPECT_EQ(m.verdicts[0][0].verdict, Verdict::no_kernel_image);  // compute_90 PTX cannot serve sm_89
 }
 
+
+// The verify rule and the verify/bench tables read one judgement per measurement.
+TEST(Derive, MeasurementBelowItsThresholdOnlyWhenJudged) {
+  Facts f;
+  f.verify.ran = true;
+  f.verify.measurements = {Measurement{"dtod_memcpy", "GPU 0", 2000, "GB/s", 4000, "kb", "", 2800},
+                           Measurement{"dtod_copy_kernel", "GPU 0", 3900, "GB/s", 4000, "kb", "", 2800},
+                           Measurement{"nccl_allreduce", "2 GPUs", 10, "GB/s", 400, "kb", "", 0},  // shown, not judged
+                           Measurement{"htod_pinned", "GPU 0", 50, "GB/s", 0, "", "", 0}};
+  Model m = derive(f, Kb::get());
+  ASSERT_EQ(m.measurements.size(), 4u);
+  EXPECT_EQ(m.measurements[0].measurement, &f.verify.measurements[0]);
+  EXPECT_TRUE(m.measurements[0].below_expected);
+  EXPECT_DOUBLE_EQ(m.measurements[0].percent, 50);
+  EXPECT_FALSE(m.measurements[1].below_expected);
+  EXPECT_FALSE(m.measurements[2].below_expected);
+  EXPECT_DOUBLE_EQ(m.measurements[2].percent, 2.5);
+  EXPECT_FALSE(m.measurements[3].below_expected);
+  EXPECT_DOUBLE_EQ(m.measurements[3].percent, 0);
+}
+
 }  // namespace
 }  // namespace cd
