@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target with clang (its own build dir, build-fuzz/) and fuzzes the
-# parsers for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the five targets)
+# parsers and --root resolution for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the
+# six targets)
 # Seeds: tiny real binaries from nvcc when it is installed, else a hand-made fatbin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
 # Quiet when it builds; the whole log when it does not.
-if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz >"$dir/ninja.log" 2>&1; then
+if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz root_fuzz >"$dir/ninja.log" 2>&1; then
   cat "$dir/ninja.log" >&2
   echo "fuzz/run.sh: the fuzz targets did not build" >&2
   exit 1
@@ -33,7 +34,7 @@ if [ -z "$(ls -A "$corpus")" ]; then
   printf '\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x01\x40\x00\x00\x00%056d' 0 |
     head -c 80 >"$corpus/min.fatbin"
 fi
-share=$(( secs / 5 > 0 ? secs / 5 : 1 ))
+share=$(( secs / 6 > 0 ? secs / 6 : 1 ))
 # A fixed seed makes a CI failure replayable (CD_FUZZ_SEED=0 lets libFuzzer pick one).
 seed=${CD_FUZZ_SEED:-1}
 "$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
@@ -71,3 +72,17 @@ if [ -z "$(ls -A "$facts")" ]; then
 fi
 cp -n fuzz/regressions/facts_json/* "$facts"/ 2>/dev/null || true
 "$dir/fuzz/facts_json_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$facts"
+# --root resolution: each input is a program that builds a tree (root_fuzz.cpp says how);
+# the seeds climb out with "../", point at the host path of the sentinel next to the root,
+# link to "/", loop, plant a FIFO and chain more than 40 links.
+roots="$dir/fuzz-root"
+mkdir -p "$roots"
+if [ -z "$(ls -A "$roots")" ]; then
+  printf '\x02\x00\x00\x08\x04\x04\x07\x08\x04\x02\x00' >"$roots/dotdot_escape"
+  printf '\x00\x00\x00\x02\x01\x00\x01\x01\x02\x00\x02\x02\x02\x01\x01\x00\x02\x04\x0c\x00\x01\x00\x01\x00\x02' >"$roots/link_to_slash_and_loop"
+  printf '\x05\x00\x00\x01\x05\x00\x01\x02\x05\x00\x02\x04\x04\x04\x01\x08\x04\x06\x02\x07\x08' >"$roots/host_absolute_targets"
+  printf '\x00\x00\x00\x03\x01\x00\x01\x04\x04\x00\x01' >"$roots/fifo"
+  printf '\x02\x00\x01\x02\x05\x02\x00\x00\x0e\x01\x01\x01\x01\x01\x01\x01\x02\x00\x02\x0e\x00\x00\x00\x00\x00\x00\x00\x04\x02\x02\x04\x02\x00' >"$roots/over_40_links"
+fi
+cp -n fuzz/regressions/root/* "$roots"/ 2>/dev/null || true
+"$dir/fuzz/root_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1024 "$roots"
