@@ -14,7 +14,9 @@ namespace cd {
 
 namespace {
 
-PythonEnv read_env(const Root& root, const EnvLocation& loc) {
+// A METADATA that is not a regular file (a FIFO planted in a shared venv) is not read; the
+// note says so in Facts, so `check -v` and snapshots show why a package has no version pins.
+PythonEnv read_env(const Root& root, const EnvLocation& loc, std::vector<ProbeNote>& notes) {
   PythonEnv env;
   env.interpreter = loc.interpreter;
   env.version = loc.version;
@@ -26,8 +28,13 @@ PythonEnv read_env(const Root& root, const EnvLocation& loc) {
   env.site_packages = loc.site_packages;
   std::set<std::string> seen;  // the first site dir on sys.path wins, as in Python
   for (const auto& dir : loc.site_packages) {
-    for (auto& pkg : scan_site_packages(root, dir))
+    std::vector<std::string> site_notes;
+    for (auto& pkg : scan_site_packages(root, dir, &site_notes))
       if (seen.insert(pkg.name).second) env.packages.push_back(std::move(pkg));
+    // Two envs can share a site dir (include-system-site-packages): one note per file.
+    for (auto& n : site_notes)
+      if (std::none_of(notes.begin(), notes.end(), [&](const ProbeNote& o) { return o.message == n; }))
+        notes.push_back({"python", std::move(n)});
     if (env.torch.version.empty() && (seen.count("torch") || root.is_file(path_join(dir, "torch/version.py"))))
       env.torch = read_torch_version_py(root, dir);
   }
@@ -48,7 +55,7 @@ bool jax_with_cuda(const PythonEnv& env) {
 }  // namespace
 
 void probe_pythons(Facts& facts, const ProbeOptions& opts) {
-  for (const auto& loc : find_python_envs(opts)) facts.pythons.push_back(read_env(opts.root, loc));
+  for (const auto& loc : find_python_envs(opts)) facts.pythons.push_back(read_env(opts.root, loc, facts.notes));
   if (!opts.deep) return;
   if (!opts.root.is_host()) {
     facts.notes.push_back({"python", "--deep skipped: interpreters are not run under --root"});

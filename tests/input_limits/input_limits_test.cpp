@@ -74,6 +74,25 @@ std::map<std::string, std::string> fake_driver_env() {
 
 }  // namespace
 
+// #4: a FIFO named METADATA in a venv under --root blocked `check` for good; now `check -v`
+// finishes and shows why the package's pins were not read.
+TEST(InputLimits, FifoMetadataIsANoteInCheckVerbose) {
+  std::string dir = temp_dir();
+  std::string sp = dir + "/opt/app/.venv/lib/python3.12/site-packages";
+  ASSERT_EQ(std::system(("mkdir -p '" + sp + "/vllm-0.11.0.dist-info'").c_str()), 0);
+  write_file(dir + "/opt/app/.venv/pyvenv.cfg", "home = /usr/bin\nversion = 3.12.3\n");
+  ASSERT_EQ(mkfifo((sp + "/vllm-0.11.0.dist-info/METADATA").c_str(), 0644), 0);
+  ShRun r = sh("timeout 20 \"$DOCTOR\" check --root \"$R\" -v --no-scan", {{"R", dir}});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_NE(r.code, 124) << "check hung on the FIFO";
+  EXPECT_TRUE(r.code == 0 || r.code == 2) << r.code << r.err;
+  EXPECT_NE(r.out.find("note python"), std::string::npos) << r.out;
+  const std::string note =
+      "/opt/app/.venv/lib/python3.12/site-packages/vllm-0.11.0.dist-info/METADATA: not a regular file (a FIFO), not read";
+  EXPECT_NE(r.out.find(note), std::string::npos) << r.out;
+  ASSERT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
+}
+
 // #8: a file name with a 0xff byte aborted the whole JSON document (rc 3, empty stdout).
 TEST(InputLimits, NonUtf8FileNameKeepsJsonAlive) {
   std::string dir = temp_dir();

@@ -12,6 +12,7 @@
 
 #include "loader/ldconf.hpp"
 #include "probe/driver_probe.hpp"
+#include "probe/probe.hpp"
 #include "probe/python_packages.hpp"
 
 namespace cd {
@@ -64,6 +65,30 @@ TEST_F(Hostile, FifoMetadataInSitePackagesIsANote) {
       return pkgs.size() == 2 && notes.size() == 1 && notes[0] == sp + "/vllm-0.11.0.dist-info/METADATA: not a regular file (a FIFO), not read";
     })) << (root.is_host() ? "host" : "--root");
   }
+}
+
+// The note of a FIFO METADATA reaches Facts (and so `check -v` and snapshots), once even
+// when two environments share the site dir; the package is still listed from its name.
+TEST_F(Hostile, FifoMetadataNoteReachesFacts) {
+  write("opt/app/.venv/pyvenv.cfg", "home = /usr/bin\nversion = 3.12.3\n");
+  write("opt/app/.venv/lib/python3.12/site-packages/torch-2.9.0.dist-info/METADATA", "Name: torch\nVersion: 2.9.0\n\n");
+  fifo("opt/app/.venv/lib/python3.12/site-packages/vllm-0.11.0.dist-info/METADATA");
+  EXPECT_TRUE(passes_within(10, [&] {
+    Facts f;
+    ProbeOptions o;
+    o.root = Root(base_.string());
+    o.env = {{"PATH", "/opt/app/.venv/bin:/usr/bin"}, {"HOME", "/root"}};
+    probe_pythons(f, o);
+    int found = 0;
+    for (const auto& n : f.notes)
+      found += n.probe == "python" &&
+               n.message == "/opt/app/.venv/lib/python3.12/site-packages/vllm-0.11.0.dist-info/METADATA: "
+                            "not a regular file (a FIFO), not read";
+    bool listed = false;
+    for (const auto& py : f.pythons)
+      for (const auto& p : py.packages) listed |= p.name == "vllm" && p.version == "0.11.0";
+    return found == 1 && listed;
+  })) << "no hang, the package listed, exactly one python note";
 }
 
 TEST_F(Hostile, FifoDriverVersionUnderRootIsANote) {
