@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -24,12 +25,17 @@ inline std::string dir() {
 }
 
 // Two kernels and a host launcher; the kernel names are what --kernels must find.
+// Written to a private file and renamed over k.cu: ctest runs these tests in parallel
+// and each calls source() outside the build lock, so truncating k.cu in place could
+// hand a half-written file to another test's nvcc.
 inline std::string source() {
   std::string path = dir() + "/k.cu";
-  std::ofstream(path) << "__global__ void kern_a(float* x) { x[threadIdx.x] += 1.0f; }\n"
-                         "__global__ void kern_b(int* x) { x[threadIdx.x] *= 2; }\n"
-                         "void launch(float* x) { kern_a<<<1, 1>>>(x); }\n"
-                         "#ifdef WITH_MAIN\nint main() { launch(nullptr); return 0; }\n#endif\n";
+  std::string tmp = path + "." + std::to_string(getpid()) + ".tmp";
+  std::ofstream(tmp) << "__global__ void kern_a(float* x) { x[threadIdx.x] += 1.0f; }\n"
+                        "__global__ void kern_b(int* x) { x[threadIdx.x] *= 2; }\n"
+                        "void launch(float* x) { kern_a<<<1, 1>>>(x); }\n"
+                        "#ifdef WITH_MAIN\nint main() { launch(nullptr); return 0; }\n#endif\n";
+  std::rename(tmp.c_str(), path.c_str());
   return path;
 }
 
