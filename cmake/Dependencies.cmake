@@ -1,7 +1,9 @@
 # Dependencies come from Debian packages only (scripts/bootstrap.sh installs them).
 # Link so the binary runs on other glibc>=2.36 machines without these packages
-# (../shared/reference/build_notes.md): header-only fmt and toml++, static archives
-# for re2/elf/zstd/lz4/z, static libstdc++.
+# (Debian 12's libre2-dev, libelf-dev, libzstd-dev, liblz4-dev and zlib1g-dev ship the .a
+# archives; libfmt-dev exports fmt::fmt-header-only, libtomlplusplus-dev is usable header-only
+# with TOML_HEADER_ONLY): header-only fmt and toml++, static archives for re2/elf/zstd/lz4/z,
+# static libstdc++.
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)

@@ -1,7 +1,7 @@
 #pragma once
 // cubin: the device ELF (e_machine EM_CUDA) inside a SASS entry or a .cubin file.
-// Header decoding per fatbin_and_arch.md §1.6 (ABI v1: SM in e_flags bits 0-7,
-// ABI v2 since CUDA 13: bits 8-15).
+// Header decoding measured on nvcc output (ABI v1: SM in e_flags bits 0-7; ABI v2 since
+// CUDA 13: bits 8-15, e.g. `nvcc 13.0 -cubin -arch=sm_90a` gives e_flags 0x6005a04, 0x5a = 90).
 #include <string>
 #include <vector>
 

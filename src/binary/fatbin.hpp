@@ -1,6 +1,10 @@
 #pragma once
 // Fat binary containers (magic 0xBA55ED50) and their entries, read from headers only.
-// Layouts: ../shared/reference/fatbin_and_arch.md §1.2-1.4 (checked on CUDA 13.0 output).
+// Layouts: the wrapper (magic 0x466243B1) as NVIDIA's public include/fatbinary_section.h
+// (__fatBinC_Wrapper_t, FATBINC_MAGIC); the container and entry headers as publicly
+// reverse-engineered in github.com/n-eiling/cuda-fatbin-decompression (fatbin-decompress.h:
+// fat_elf_header, fat_text_header); the flag bits (LZ4, zstd, 'a', 'f') measured on nvcc 13.0
+// output (tests/binary/nvcc_scan_test.cpp compiles each case with nvcc and scans it).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,7 +1,8 @@
 #pragma once
 // Our own minimal declarations of the CUDA driver API (no cuda.h at build time),
 // loaded with dlopen("libcuda.so.1") and dlsym. Versioned names (…_v2) are resolved
-// where the driver exports them (reference/verify_and_libs.md §A5). We never create
+// where the driver exports them (as cuda.h's #defines do: cuMemAlloc -> cuMemAlloc_v2;
+// CUDA Driver API reference, docs.nvidia.com/cuda/cuda-driver-api/). We never create
 // contexts: primary contexts are shared with the runtime (cuBLAS, NCCL).
 //
 // Call only from a child process (util/subprocess): a broken driver may hang or crash.

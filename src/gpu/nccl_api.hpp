@@ -1,6 +1,6 @@
 #pragma once
 // Our own declarations of the NCCL entry points verify needs (nccl.h of NCCL 2.x,
-// reference/verify_and_libs.md §A1 "NCCL ABI"), loaded with dlopen("libnccl.so.2").
+// github.com/NVIDIA/nccl src/nccl.h.in: stable since 2.0), loaded with dlopen("libnccl.so.2").
 #include <string>
 #include <vector>
 

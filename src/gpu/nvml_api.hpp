@@ -1,7 +1,7 @@
 #pragma once
 // Our own minimal declarations of NVML (no nvml.h at build time), loaded with
 // dlopen("libnvidia-ml.so.1"). Names, enums and struct layouts follow nvml.h
-// (NVML_API_VERSION 13; reference/verify_and_libs.md §A4).
+// (NVML_API_VERSION 13; NVML API Reference, docs.nvidia.com/deploy/nvml-api/).
 //
 // Call only from a child process (cuda-doctor __driver): a broken driver may hang or crash.
 #include <string>

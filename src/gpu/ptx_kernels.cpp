@@ -3,8 +3,9 @@
 namespace cd::gpu {
 
 // Hand-written PTX, JIT-compiled by the driver for whatever GPU runs it (ISA 7.0 /
-// sm_70 loads on Volta and newer; reference/verify_and_libs.md §A5). Every kernel
-// uses a grid-stride loop, so any grid size covers any n.
+// sm_70 loads on Volta and newer: the PTX ISA reference, "PTX ISA Version" and ".target",
+// docs.nvidia.com/cuda/parallel-thread-execution/). Every kernel uses a grid-stride loop,
+// so any grid size covers any n.
 //
 // cd_copy_v4(dst, src, n16): copies n16 16-byte vectors. Four independent loads are
 //   in flight per thread before the stores (memory-level parallelism on HBM).

@@ -1,4 +1,4 @@
-// The container/entry walker on hand-made bytes: layouts of fatbin_and_arch.md §1.2-1.4,
+// The container/entry walker on hand-made bytes: layouts of binary/fatbin.hpp,
 // and hostile input (truncated, lying sizes) that must give notes, never a crash.
 #include <cstring>
 #include <vector>

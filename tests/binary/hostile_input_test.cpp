@@ -35,7 +35,7 @@ void put(std::vector<uint8_t>& b, size_t off, T v) {
   std::memcpy(b.data() + off, &v, sizeof v);
 }
 
-// A container holding one entry: header fields of fatbin_and_arch.md §1.3, then `payload`.
+// A container holding one entry: header fields of binary/fatbin.hpp, then `payload`.
 std::vector<uint8_t> container_with(uint16_t kind, uint64_t flags, const std::vector<uint8_t>& payload,
                                     uint64_t uncompressed, uint32_t header_size = 64) {
   std::vector<uint8_t> c(16, 0);

@@ -57,7 +57,7 @@ TEST(NvccScan, PtxOnly) {
   EXPECT_EQ(archs(s), (std::set<std::string>{"compute_80"}));
 }
 
-// fatbin_and_arch.md §1.5 (measured on 13.0): none: nothing; speed: PTX LZ4;
+// nvcc -compress-mode, measured on 13.0: none: nothing; speed: PTX LZ4;
 // size: everything zstd; default: PTX zstd, cubins raw.
 TEST(NvccScan, EveryCompressMode) {
   NEED_NVCC();

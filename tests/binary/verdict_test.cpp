@@ -1,5 +1,5 @@
 // The verdict rules against the driver behaviour measured on the H200 (sm_90, driver
-// 580.159.04 = CUDA 13.0; fatbin_and_arch.md §2): sm_75/80/86/89/100/120 cubins -> 209,
+// 580.159.04 = CUDA 13.0, measured on that machine): sm_75/80/86/89/100/120 cubins -> 209,
 // sm_90 and sm_90a load, compute_80 PTX JITs, PTX ISA 9.1 -> 222.
 #include <gtest/gtest.h>
 
