@@ -14,6 +14,7 @@
 #include "explain/explain.hpp"
 #include "kb/arch.hpp"
 #include "kb/kb.hpp"
+#include "report/exit_status.hpp"
 #include "report/explain_report.hpp"
 #include "rules/rules.hpp"
 #include "util/errors.hpp"
@@ -83,9 +84,8 @@ int explain_file(const GlobalOptions& g, const ExplainOptions& o) {
 }
 
 // Runs the command with live pass-through (its stdout goes to stderr under --json, so
-// stdout stays one JSON document), scans its output as it comes, then diagnoses.
-int explain_command(const GlobalOptions& g, const ExplainOptions& o) {
-  if (o.args.empty()) throw UsageError("explain --: no command given");
+// stdout stays one JSON document) and scans its output as it comes.
+LogFacts run_and_scan(const GlobalOptions& g, const ExplainOptions& o, ProcessResult& r) {
   LogScanner scanner(matcher_for(Kb::get()));
   FILE* out_sink = g.json ? stderr : stdout;
   ProcessOptions p;
@@ -102,26 +102,31 @@ int explain_command(const GlobalOptions& g, const ExplainOptions& o) {
     std::fwrite(chunk.data(), 1, chunk.size(), stderr);
     scanner.feed(chunk, 1);
   };
-  ProcessResult r = run_process(o.args, p);
+  r = run_process(o.args, p);
   if (!r.started) throw UsageError(fmt::format("explain: cannot run {}: {}", o.args.front(), r.start_error));
   scanner.finish();
-  bool failed = !r.ok();
   LogFacts log = scanner.take();
   log.source = join(o.args, " ");
   log.command = o.args;
   log.command_exit = r.signal == 0 && !r.timed_out ? r.exit_code : -1;
   log.command_signal = r.signal;
   if (r.timed_out) log.command_error = r.describe();
-  int command_status = r.signal != 0 ? 128 + r.signal : r.exit_code;
+  return log;
+}
 
-  if (!failed && log.events.empty()) {
+int explain_command(const GlobalOptions& g, const ExplainOptions& o) {
+  if (o.args.empty()) throw UsageError("explain --: no command given");
+  ProcessResult r;
+  LogFacts log = run_and_scan(g, o, r);
+  if (r.ok() && log.events.empty()) {
     std::fprintf(stderr, "cuda-doctor: %s exited 0; no known error in its output\n", o.args.front().c_str());
     return exit_code::ok;
   }
   std::fprintf(stderr, "\ncuda-doctor: %s %s; diagnosing its output\n", o.args.front().c_str(), r.describe().c_str());
+  LogFacts command;  // how it ended, kept past the move into the facts
+  command.command_exit = log.command_exit, command.command_signal = log.command_signal, command.command_error = log.command_error;
   int findings_rc = diagnose(g, o, std::move(log));
-  if (o.findings_exit || !failed) return findings_rc;
-  return command_status;
+  return explain_command_exit_status(command, findings_rc, o.findings_exit);
 }
 
 }  // namespace

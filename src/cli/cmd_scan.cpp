@@ -16,6 +16,7 @@
 #include "kb/drivers.hpp"
 #include "kb/gpus.hpp"
 #include "report/escape.hpp"
+#include "report/exit_status.hpp"
 #include "report/scan_report.hpp"
 #include "rules/rules.hpp"
 #include "util/errors.hpp"
@@ -120,13 +121,10 @@ void print_scan(const GlobalOptions& g, const ScanReport& report, const Findings
 // Nothing could be read at all (a missing path, one unreadable file): the tool could not
 // run, and says why in one line on stderr (docs/usage.md).
 int scan_exit_code(const ScanReport& report, const Findings& findings, const GlobalOptions& g) {
-  int rc = exit_code_for(findings, g);
-  bool nothing_read = report.stats.files_examined == 0 && !report.stats.walk_errors.empty();
-  bool one_unreadable = report.binaries.size() == 1 && !report.binaries[0].error.empty();
-  if (rc != exit_code::ok || !(nothing_read || one_unreadable)) return rc;
-  std::string why = shown(one_unreadable ? report.binaries[0].error : report.stats.walk_errors.front());
-  std::fprintf(stderr, "cuda-doctor: %s\n", why.c_str());
-  return exit_code::cannot_run;
+  std::string why = scan_could_not_run(report);
+  int rc = exit_status(findings, g.strict, !why.empty());
+  if (rc == exit_code::cannot_run) std::fprintf(stderr, "cuda-doctor: %s\n", shown(why).c_str());
+  return rc;
 }
 
 int run_scan(const GlobalOptions& g, const ScanCli& c) {

@@ -4,6 +4,7 @@
 #include "derive/model.hpp"
 #include "gpu/verify_runner.hpp"
 #include "probe/verify_env.hpp"
+#include "report/exit_status.hpp"
 #include "report/verify_report.hpp"
 #include "rules/rules.hpp"
 #include "util/errors.hpp"
@@ -48,11 +49,13 @@ int run_verify_cmd(const GlobalOptions& g, const VerifyOptions& o) {
 int run_bench_cmd(const GlobalOptions& g, const VerifyOptions& o) {
   Facts facts;
   facts.verify = run(g, o);
-  Model model = derive(facts, Kb::get());
+  const Kb& kb = Kb::get();
+  Model model = derive(facts, kb);
   print_out(g.json ? render_bench_json(model) : render_bench_text(model, report_options(g)));
-  for (const VerifyStep& s : facts.verify.steps)
-    if (s.status == StepStatus::fail) return exit_code::errors;
-  return facts.verify.measurements.empty() ? exit_code::cannot_run : exit_code::ok;
+  // Judged like verify (a failed step is an error, --strict and --ignore apply); no
+  // measurement at all means bench could not do its job.
+  Findings findings = without_ignored(verify_rules(model, kb), g.ignore);
+  return exit_status(findings, g.strict, model.measurements.empty());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "report/exit_status.hpp"
 #include "util/errors.hpp"
 
 namespace cd {
@@ -107,12 +108,7 @@ Facts load_or_probe(const GlobalOptions& g, const std::function<Facts(const Prob
   return facts_from_json_text(read_facts_text(g.facts_file), g.facts_file);
 }
 
-int exit_code_for(const std::vector<Finding>& findings, const GlobalOptions& g) {
-  Severity w = worst(findings);
-  if (w == Severity::error) return exit_code::errors;
-  if (w == Severity::warning && g.strict) return exit_code::warnings;
-  return exit_code::ok;
-}
+int exit_code_for(const std::vector<Finding>& findings, const GlobalOptions& g) { return exit_status(findings, g.strict); }
 
 ReportOptions report_options(const GlobalOptions& g) {
   ReportOptions r;

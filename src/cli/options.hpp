@@ -44,7 +44,7 @@ std::string read_facts_text(const std::string& path);
 ProbeOptions probe_options(const GlobalOptions& g);
 // Facts from --facts, or probed live. `probe` fills them when live.
 Facts load_or_probe(const GlobalOptions& g, const std::function<Facts(const ProbeOptions&)>& probe);
-// Exit code for a set of findings (0 / 1 with --strict / 2).
+// Exit code for a set of findings (0 / 1 with --strict / 2): report/exit_status.hpp, the one policy.
 int exit_code_for(const std::vector<Finding>& findings, const GlobalOptions& g);
 // Colours (on a terminal, unless --no-color or NO_COLOR) and verbosity for the text renderers.
 ReportOptions report_options(const GlobalOptions& g);

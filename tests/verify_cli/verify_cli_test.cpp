@@ -155,3 +155,15 @@ TEST(VerifyCli, BenchPrintsAnAlignedTableAndJson) {
   EXPECT_EQ(j.json["schema"], "cuda-doctor/bench/v1");
   EXPECT_FALSE(j.json["measurements"].empty());
 }
+
+// bench follows the one exit policy (report/exit_status): judged like verify, so --strict
+// turns a warning into 1 and --ignore drops it; a failed step is 2.
+TEST(VerifyCli, BenchFollowsTheExitPolicy) {
+  std::map<std::string, std::string> slow{{"NCCL_P2P_DISABLE", "1"}, {"CD_FAKE_DEVICES", "2"}};  // nccl.slow_transport
+  EXPECT_EQ(doctor({"bench"}, slow).code, 0);
+  EXPECT_EQ(doctor({"bench", "--strict"}, slow).code, 1);
+  EXPECT_EQ(doctor({"--strict", "bench", "--ignore", "nccl.slow_transport"}, slow).code, 0);
+  DoctorRun failed = doctor({"bench", "--quick"}, {{"CD_FAKE_FAIL", "cuInit:100"}});
+  EXPECT_EQ(failed.code, 2) << failed.out << failed.err;
+  EXPECT_NE(failed.out.find("no measurements"), std::string::npos) << failed.out;
+}
