@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "binary/verdict.hpp"
+#include "derive/model.hpp"
 #include "facts/facts.hpp"
+#include "kb/kb.hpp"
 
 namespace cd {
 
@@ -16,6 +18,17 @@ struct JudgeTargets {
   DriverTarget driver;
   std::string driver_source;  // "this machine", "--driver", ""
 };
+
+// --gpu NAME… (sm_89, 8.9, "RTX 4090", H100) and --driver V (550.54 a driver version, 12.4 a
+// CUDA version, 12040 as cuDriverGetVersion says it); empty parts when not given. An unknown
+// GPU or a malformed version is a UsageError (exit 3).
+JudgeTargets targets_from_flags(const std::vector<std::string>& gpus, const std::string& driver, const Kb& kb);
+// Whether this machine has to be asked: no --gpu given.
+bool needs_this_machine(const JudgeTargets& t);
+// This machine's GPUs and driver (`machine`, derived from its driver facts) fill what the
+// flags left open. The driver only when neither flag was given: a --gpu question is about
+// that GPU, not this machine's driver.
+void add_this_machine(JudgeTargets& t, const Model& machine);
 
 // `base` (its Python environments and toolkits, for the fixes) with the driver part replaced
 // by exactly these GPUs and this driver, and these binaries. The environment is dropped:

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "facts/facts.hpp"
 #include "util/root.hpp"
@@ -40,6 +41,10 @@ void probe_toolkits(Facts&, const ProbeOptions&);    // probe/toolkits*.cpp
 void probe_pythons(Facts&, const ProbeOptions&);     // probe/python*.cpp
 void probe_libs(Facts&, const ProbeOptions&);        // probe/libs*.cpp
 void probe_binaries(Facts&, const ProbeOptions&);    // probe/binaries.cpp: scan of framework binaries
+
+// scan without paths: probes the Python environments and toolkits into `facts` and returns
+// the host paths of their site-packages and toolkit lib dirs that exist (probe/scan_paths.cpp).
+std::vector<std::string> default_scan_paths(Facts& facts, const ProbeOptions& opts);
 
 // Runs every probe `check` needs.
 Facts probe_all(const ProbeOptions&);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "binary/scan.hpp"
+#include "derive/judge_targets.hpp"
 #include "facts/finding.hpp"
 #include "report/report.hpp"
 
@@ -13,10 +14,7 @@ namespace cd {
 struct ScanReport {
   std::vector<BinaryScan> binaries;
   std::vector<std::vector<GpuVerdict>> verdicts;  // [binary][gpu] (binary/verdict.hpp)
-  std::vector<GpuTarget> gpus;
-  std::string gpu_source;            // "this machine", "--gpu"
-  DriverTarget driver;
-  std::string driver_source;         // "this machine", "--driver", ""
+  JudgeTargets targets;              // the GPUs and driver judged for, and where they came from
   ScanStats stats;
   double seconds = 0;
   std::vector<std::string> notes;    // about the run itself ("no GPU found: pass --gpu")

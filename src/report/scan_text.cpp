@@ -65,16 +65,17 @@ std::string heading_of(const BinaryScan& b) {
 
 std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& findings, const ReportOptions& opts) {
   const Style& st = opts.style;
+  const JudgeTargets& t = r.targets;
   std::string out;
   std::vector<std::string> gpu_names;
-  for (const auto& g : r.gpus) gpu_names.push_back(g.label());
+  for (const auto& g : t.gpus) gpu_names.push_back(g.label());
   out += fmt::format("{} {}{}\n", st.paint("GPU", Color::bold),
                      gpu_names.empty() ? "none (pass --gpu sm_89 | 12.0 | \"RTX 4090\" | H100)" : join(gpu_names, ", "),
-                     r.gpu_source.empty() || gpu_names.empty() ? "" : fmt::format("  [{}]", r.gpu_source));
-  if (r.driver.cuda || !r.driver.version.empty())
-    out += fmt::format("{} {}{}{}\n", st.paint("driver", Color::bold), r.driver.version.empty() ? "?" : r.driver.version,
-                       r.driver.cuda ? fmt::format(" (CUDA {}.{})", r.driver.cuda / 1000, r.driver.cuda % 1000 / 10) : "",
-                       r.driver_source.empty() ? "" : fmt::format("  [{}]", r.driver_source));
+                     t.gpu_source.empty() || gpu_names.empty() ? "" : fmt::format("  [{}]", t.gpu_source));
+  if (t.driver.cuda || !t.driver.version.empty())
+    out += fmt::format("{} {}{}{}\n", st.paint("driver", Color::bold), t.driver.version.empty() ? "?" : t.driver.version,
+                       t.driver.cuda ? fmt::format(" (CUDA {}.{})", t.driver.cuda / 1000, t.driver.cuda % 1000 / 10) : "",
+                       t.driver_source.empty() ? "" : fmt::format("  [{}]", t.driver_source));
   for (const auto& n : r.notes) out += st.paint("note: " + n, Color::yellow) + "\n";
 
   // Binaries grouped by package (or directory), in path order.
@@ -127,7 +128,7 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
                      std::count_if(r.binaries.begin(), r.binaries.end(), [](const BinaryScan& b) { return b.containers > 0; }),
                      containers, r.stats.files_examined, human_bytes(r.stats.bytes), r.seconds,
                      corrupt ? "; " + st.paint(fmt::format("{} corrupt", corrupt), Color::red) : "");
-  for (const auto& g : r.gpus) {
+  for (const auto& g : r.targets.gpus) {
     std::map<Verdict, int> count;
     for (const auto& b : r.binaries)
       for (const auto& v : verdicts_of(r, &b))
@@ -150,11 +151,11 @@ nlohmann::json binaries_json(const ScanReport& r) {
 
 std::string render_scan_json(const ScanReport& r, const std::vector<Finding>& findings) {
   nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : r.gpus) gpus.push_back({{"sm", g.sm}, {"name", g.name}});
+  for (const auto& g : r.targets.gpus) gpus.push_back({{"sm", g.sm}, {"name", g.name}});
   nlohmann::json extra = {
       {"gpus", gpus},
-      {"gpu_source", r.gpu_source},
-      {"driver", {{"version", r.driver.version}, {"cuda", r.driver.cuda}, {"source", r.driver_source}}},
+      {"gpu_source", r.targets.gpu_source},
+      {"driver", {{"version", r.targets.driver.version}, {"cuda", r.targets.driver.cuda}, {"source", r.targets.driver_source}}},
       {"binaries", binaries_json(r)},
       {"stats", {{"files_examined", r.stats.files_examined}, {"bytes", r.stats.bytes}, {"seconds", r.seconds},
                  {"corrupt", std::count_if(r.binaries.begin(), r.binaries.end(), is_corrupt)},

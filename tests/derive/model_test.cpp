@@ -7,6 +7,7 @@
 #include "derive/derive_parts.hpp"
 #include "derive/judge_targets.hpp"
 #include "derive/model.hpp"
+#include "util/errors.hpp"
 
 namespace cd {
 namespace {
@@ -216,6 +217,39 @@ TEST(Derive, JudgeTargetsFromFlags) {
   EXPECT_EQ(m.verdicts[0][0].verdict, Verdict::no_kernel_image);  // compute_90 PTX cannot serve sm_89
 }
 
+// --gpu / --driver as the user types them, and this machine filling what they leave open.
+TEST(Derive, ScanTargetsFromFlagsThenThisMachine) {
+  const Kb& kb = Kb::get();
+  JudgeTargets t = targets_from_flags({"H100", "sm_80"}, "", kb);
+  ASSERT_EQ(t.gpus.size(), 2u);
+  EXPECT_EQ(t.gpus[0].sm, 90);
+  EXPECT_EQ(t.gpus[1].sm, 80);
+  EXPECT_EQ(t.gpu_source, "--gpu");
+  EXPECT_FALSE(needs_this_machine(t));
+  EXPECT_EQ(targets_from_flags({}, "12.4", kb).driver.cuda, 12040);
+  EXPECT_EQ(targets_from_flags({}, "12040", kb).driver.cuda, 12040);
+  JudgeTargets d = targets_from_flags({}, "580.65.06", kb);
+  EXPECT_EQ(d.driver.version, "580.65.06");
+  EXPECT_EQ(d.driver.cuda, 13000);  // CUDA 13.0 GA's minimum (data/cuda_drivers.toml)
+  EXPECT_THROW(targets_from_flags({"H10"}, "", kb), UsageError);
+  EXPECT_THROW(targets_from_flags({}, "x.y", kb), UsageError);
+
+  Facts machine_facts = one_gpu(9, 0);
+  machine_facts.driver.nvml_driver_version = "580.65.06";
+  Model machine = derive(machine_facts, kb);
+  JudgeTargets none;  // no flag: GPUs and driver from this machine
+  ASSERT_TRUE(needs_this_machine(none));
+  add_this_machine(none, machine);
+  EXPECT_EQ(none.gpu_source, "this machine");
+  EXPECT_EQ(none.driver.version, "580.65.06");
+  EXPECT_EQ(none.driver_source, "this machine");
+  // --driver alone: this machine's GPUs, the driver asked about.
+  JudgeTargets drv = targets_from_flags({}, "550.54", kb);
+  add_this_machine(drv, machine);
+  EXPECT_EQ(drv.gpus.size(), 1u);
+  EXPECT_EQ(drv.driver.version, "550.54");
+  EXPECT_EQ(drv.driver_source, "--driver");
+}
 
 // The verify rule and the verify/bench tables read one judgement per measurement.
 TEST(Derive, MeasurementBelowItsThresholdOnlyWhenJudged) {
