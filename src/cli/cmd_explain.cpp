@@ -18,6 +18,7 @@
 #include "report/explain_report.hpp"
 #include "rules/rules.hpp"
 #include "util/errors.hpp"
+#include "util/escape.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
 
@@ -119,10 +120,11 @@ int explain_command(const GlobalOptions& g, const ExplainOptions& o) {
   ProcessResult r;
   LogFacts log = run_and_scan(g, o, r);
   if (r.ok() && log.events.empty()) {
-    std::fprintf(stderr, "cuda-doctor: %s exited 0; no known error in its output\n", o.args.front().c_str());
+    std::fprintf(stderr, "cuda-doctor: %s exited 0; no known error in its output\n", shown(o.args.front()).c_str());
     return exit_code::ok;
   }
-  std::fprintf(stderr, "\ncuda-doctor: %s %s; diagnosing its output\n", o.args.front().c_str(), r.describe().c_str());
+  std::fprintf(stderr, "\ncuda-doctor: %s %s; diagnosing its output\n", shown(o.args.front()).c_str(),
+               r.describe().c_str());
   LogFacts command;  // how it ended, kept past the move into the facts
   command.command_exit = log.command_exit, command.command_signal = log.command_signal, command.command_error = log.command_error;
   int findings_rc = diagnose(g, o, std::move(log));

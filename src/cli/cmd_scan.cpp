@@ -7,7 +7,7 @@
 #include "cli/options.hpp"
 #include "derive/judge_targets.hpp"
 #include "derive/model.hpp"
-#include "report/escape.hpp"
+#include "util/escape.hpp"
 #include "report/exit_status.hpp"
 #include "report/scan_report.hpp"
 #include "rules/rules.hpp"

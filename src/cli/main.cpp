@@ -9,6 +9,7 @@
 
 #include "cli/options.hpp"
 #include "util/errors.hpp"
+#include "util/escape.hpp"
 #include "util/trace.hpp"
 
 #ifndef CD_VERSION
@@ -67,14 +68,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : cd::exit_code::cannot_run;
-  } catch (const cd::UsageError& e) {
-    std::fprintf(stderr, "cuda-doctor: %s\n", e.what());
+  } catch (const cd::UsageError& e) {  // the messages quote what the user gave (a path, a --gpu value): escaped
+    std::fprintf(stderr, "cuda-doctor: %s\n", cd::shown(e.what()).c_str());
     return cd::exit_code::cannot_run;
   } catch (const cd::InputError& e) {
-    std::fprintf(stderr, "cuda-doctor: %s\n", e.what());
+    std::fprintf(stderr, "cuda-doctor: %s\n", cd::shown(e.what()).c_str());
     return cd::exit_code::cannot_run;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "cuda-doctor: internal error: %s\n", e.what());
+    std::fprintf(stderr, "cuda-doctor: internal error: %s\n", cd::shown(e.what()).c_str());
     return cd::exit_code::cannot_run;
   }
   cd::trace("main returns");

@@ -2,13 +2,15 @@
 #include <fmt/format.h>
 
 #include "report/explain_report.hpp"
+#include "util/escape.hpp"
 #include "util/strings.hpp"
 
 namespace cd {
 namespace {
 
-// The log's name as the user gave it: the file (or "-"), or the command that was run.
-std::string what_was_read(const LogFacts& log) { return log.command.empty() ? log.source : join(log.command, " "); }
+// The log's name as the user gave it: the file (or "-"), or the command that was run —
+// escaped: a file name can hold a newline or a terminal sequence (issue 12 #7).
+std::string what_was_read(const LogFacts& log) { return shown(log.command.empty() ? log.source : join(log.command, " ")); }
 
 }  // namespace
 

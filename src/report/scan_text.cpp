@@ -1,9 +1,12 @@
+// `scan` text: every name, path, note and version shown here came from input and goes
+// through shown() (issue 12 #7); the JSON keeps them as they are.
 #include <fmt/format.h>
 
 #include <map>
 #include <set>
 
 #include "report/scan_report.hpp"
+#include "util/escape.hpp"
 #include "util/root.hpp"
 #include "util/strings.hpp"
 
@@ -55,11 +58,8 @@ std::string corrupt_text(const BinaryScan& b) {
   return fmt::format("corrupt ({} problem{})", b.problems, b.problems == 1 ? "" : "s");
 }
 
-// Display heading and the path prefix to strip for each binary.
-std::string heading_of(const BinaryScan& b) {
-  if (!b.package.empty()) return b.package;
-  return path_dirname(b.path);
-}
+// Display heading for each binary: its package, else its directory.
+std::string heading_of(const BinaryScan& b) { return shown(b.package.empty() ? path_dirname(b.path) : b.package); }
 
 }  // namespace
 
@@ -68,36 +68,36 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
   const JudgeTargets& t = r.targets;
   std::string out;
   std::vector<std::string> gpu_names;
-  for (const auto& g : t.gpus) gpu_names.push_back(g.label());
+  for (const auto& g : t.gpus) gpu_names.push_back(shown(g.label()));
   out += fmt::format("{} {}{}\n", st.paint("GPU", Color::bold),
                      gpu_names.empty() ? "none (pass --gpu sm_89 | 12.0 | \"RTX 4090\" | H100)" : join(gpu_names, ", "),
                      t.gpu_source.empty() || gpu_names.empty() ? "" : fmt::format("  [{}]", t.gpu_source));
   if (t.driver.cuda || !t.driver.version.empty())
-    out += fmt::format("{} {}{}{}\n", st.paint("driver", Color::bold), t.driver.version.empty() ? "?" : t.driver.version,
+    out += fmt::format("{} {}{}{}\n", st.paint("driver", Color::bold), t.driver.version.empty() ? "?" : shown(t.driver.version),
                        t.driver.cuda ? fmt::format(" (CUDA {}.{})", t.driver.cuda / 1000, t.driver.cuda % 1000 / 10) : "",
                        t.driver_source.empty() ? "" : fmt::format("  [{}]", t.driver_source));
-  for (const auto& n : r.notes) out += st.paint("note: " + n, Color::yellow) + "\n";
+  for (const auto& n : r.notes) out += st.paint("note: " + shown(n), Color::yellow) + "\n";
 
   // Binaries grouped by package (or directory), in path order.
   std::map<std::string, std::vector<const BinaryScan*>> by_heading;
   for (const auto& b : r.binaries) by_heading[heading_of(b)].push_back(&b);
   size_t name_width = 0;
-  for (const auto& b : r.binaries) name_width = std::max(name_width, display_width(path_basename(b.path)));
+  for (const auto& b : r.binaries) name_width = std::max(name_width, display_width(shown(path_basename(b.path))));
   name_width = std::min<size_t>(name_width, 44);
   for (const auto& [heading, list] : by_heading) {
     out += "\n" + st.paint(heading, Color::bold) + "\n";
     for (const BinaryScan* b : list) {
-      std::string name = path_basename(b->path);
+      std::string name = shown(path_basename(b->path));
       std::string pad(name_width > display_width(name) ? name_width - display_width(name) : 0, ' ');
       if (!b->error.empty()) {
-        out += fmt::format("  {}{}  {}\n", name, pad, st.paint(b->error, Color::red));
+        out += fmt::format("  {}{}  {}\n", name, pad, st.paint(shown(b->error), Color::red));
         continue;
       }
       if (b->containers == 0) {
         // A corrupt file says so, and where (its notes), instead of "no CUDA kernels".
         out += fmt::format("  {}{}  {}\n", name, pad,
                            is_corrupt(*b) ? st.paint(corrupt_text(*b), Color::red) : st.paint("no CUDA kernels", Color::gray));
-        for (const auto& n : b->notes) out += "    " + st.paint("note: " + n, Color::yellow) + "\n";
+        for (const auto& n : b->notes) out += "    " + st.paint("note: " + shown(n), Color::yellow) + "\n";
         continue;
       }
       auto [sass, ptx] = arch_lists(*b);
@@ -107,7 +107,7 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
       out += fmt::format("  {}{}  {:>5} ctr  SASS {}  PTX {}{}\n", name, pad, b->containers, sass, ptx,
                          verdicts.empty() ? "" : "  → " + join(verdicts, ", "));
       if (opts.verbose > 0) {
-        out += st.paint(fmt::format("      {}  {}\n", b->path, b->format), Color::gray);
+        out += st.paint(fmt::format("      {}  {}\n", shown(b->path), shown(b->format)), Color::gray);
         for (const auto& g : b->groups) {
           auto [gs, gp] = arch_lists(*b, &g.images);
           out += st.paint(fmt::format("      {:>5}× SASS {}  PTX {}{}\n", g.count, gs, gp,
@@ -115,7 +115,7 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
                           Color::gray);
         }
       }
-      for (const auto& n : b->notes) out += "    " + st.paint("note: " + n, Color::yellow) + "\n";
+      for (const auto& n : b->notes) out += "    " + st.paint("note: " + shown(n), Color::yellow) + "\n";
     }
   }
 
@@ -135,7 +135,7 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
         if (v.sm == g.sm && v.verdict != Verdict::no_cuda_code) ++count[v.verdict];
     std::vector<std::string> parts;
     for (const auto& [v, n] : count) parts.push_back(st.paint(fmt::format("{} {}", n, verdict_name(v)), verdict_color(v)));
-    out += fmt::format("        {}: {}\n", g.label(), parts.empty() ? "nothing to run" : join(parts, ", "));
+    out += fmt::format("        {}: {}\n", shown(g.label()), parts.empty() ? "nothing to run" : join(parts, ", "));
   }
   bool any = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity != Severity::ok; });
   if (any) out += "\n" + render_findings_text(findings, opts) + summary_line(findings) + "\n";

@@ -1,8 +1,11 @@
 // `verify` and `bench` renderers. Which measurement is below its expected figure comes
-// from the model (derive/verify.cpp); this file only lays it out.
+// from the model (derive/verify.cpp); this file only lays it out. Everything the child
+// processes reported (GPU names, bus ids, library paths, step details, notes) came from the
+// driver and libraries and goes through shown() (issue 12 #7).
 #include <fmt/format.h>
 
 #include "report/verify_report.hpp"
+#include "util/escape.hpp"
 
 namespace cd {
 namespace {
@@ -23,7 +26,7 @@ std::string gpus_text(const VerifyFacts& v, const Style& st) {
   for (const VerifyGpu& gp : v.gpus) {
     std::string link = gp.pcie_gen ? fmt::format("  PCIe Gen{} x{}", gp.pcie_gen, gp.pcie_width) : "";
     out += fmt::format("  {}  {}  cc {}  {} SMs  {:.1f} GiB  {}{}\n", st.paint("GPU " + std::to_string(gp.index), Color::bold),
-                       gp.name, gp.cc, gp.sm_count, gp.total_mem_gib, gp.pci_bus_id, link);
+                       shown(gp.name), shown(gp.cc), gp.sm_count, gp.total_mem_gib, shown(gp.pci_bus_id), link);
   }
   return out;
 }
@@ -32,9 +35,10 @@ std::string measurements_text(const Model& model, const Style& st) {
   std::vector<std::vector<std::string>> rows{{"measurement", "where", "value", "expected", "%", "how"}};
   for (const MeasurementModel& mm : model.measurements) {
     const Measurement& m = *mm.measurement;
-    std::string exp = m.expected > 0 ? fmt::format("{:.0f} {}", m.expected, m.unit) : "-";
+    std::string unit = shown(m.unit);
+    std::string exp = m.expected > 0 ? fmt::format("{:.0f} {}", m.expected, unit) : "-";
     std::string pct = m.expected > 0 ? fmt::format("{:.0f}%", mm.percent) : "";
-    rows.push_back({m.name, m.gpu, fmt::format("{:.1f} {}", m.value, m.unit), exp, pct, m.note});
+    rows.push_back({shown(m.name), shown(m.gpu), fmt::format("{:.1f} {}", m.value, unit), exp, pct, shown(m.note)});
   }
   std::vector<size_t> w(6, 0);
   for (const auto& r : rows)
@@ -52,11 +56,12 @@ std::string measurements_text(const Model& model, const Style& st) {
 
 std::string steps_text(const VerifyFacts& v, const Style& st) {
   size_t wn = 0, wg = 0;
-  for (const VerifyStep& s : v.steps) wn = std::max(wn, display_width(s.name)), wg = std::max(wg, display_width(s.gpu));
+  for (const VerifyStep& s : v.steps)
+    wn = std::max(wn, display_width(shown(s.name))), wg = std::max(wg, display_width(shown(s.gpu)));
   std::string out;
   for (const VerifyStep& s : v.steps)
-    out += fmt::format("  {} {:<9} {}  {}  {:>6.2f} s  {}\n", st.paint(status_mark(s.status), status_color(s.status)), s.layer,
-                       pad(s.name, wn), pad(s.gpu, wg), s.seconds, s.detail);
+    out += fmt::format("  {} {:<9} {}  {}  {:>6.2f} s  {}\n", st.paint(status_mark(s.status), status_color(s.status)),
+                       shown(s.layer), pad(shown(s.name), wn), pad(shown(s.gpu), wg), s.seconds, shown(s.detail));
   return out;
 }
 
@@ -67,7 +72,7 @@ std::string render_verify_text(const Model& m, const std::vector<Finding>& findi
   const Style& st = opts.style;
   std::string out = st.paint(fmt::format("cuda-doctor verify{}", v.quick ? " --quick" : ""), Color::bold);
   if (v.driver_cuda_version)
-    out += fmt::format("  driver CUDA {}.{}, {}", v.driver_cuda_version / 1000, v.driver_cuda_version % 1000 / 10, v.libcuda);
+    out += fmt::format("  driver CUDA {}.{}, {}", v.driver_cuda_version / 1000, v.driver_cuda_version % 1000 / 10, shown(v.libcuda));
   out += "\n" + gpus_text(v, st) + "\n" + st.paint("Steps", Color::bold) + "\n" + steps_text(v, st);
   if (!m.measurements.empty()) out += "\n" + st.paint("Measurements", Color::bold) + "\n" + measurements_text(m, st);
   if (!findings.empty()) out += "\n" + st.paint("Findings", Color::bold) + "\n" + render_findings_text(findings, opts);

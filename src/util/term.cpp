@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "util/escape.hpp"
+
 namespace cd {
 namespace {
 double now_seconds() {
@@ -48,6 +50,18 @@ size_t display_width(std::string_view s) {
   return n;
 }
 
+std::string progress_line(std::string_view label, size_t done, size_t total, std::string_view item, size_t max_width) {
+  std::string line = total ? fmt::format("{} {}/{} {}", shown(label), done, total, shown(item))
+                           : fmt::format("{} {}", shown(label), shown(item));
+  // Cut before the first byte of the character that would pass max_width: never half a UTF-8 sequence.
+  size_t width = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;
+    if (++width > max_width) return line.substr(0, i);
+  }
+  return line;
+}
+
 Progress::Progress(std::string label) : label_(std::move(label)), tty_(isatty(2) == 1), start_(now_seconds()) {}
 
 Progress::~Progress() { finish(); }
@@ -58,8 +72,7 @@ void Progress::update(size_t done, size_t total, std::string_view item) {
   if (t - start_ < 1.0 || t - last_ < 0.1) return;
   last_ = t;
   shown_ = true;
-  std::string line = total ? fmt::format("{} {}/{} {}", label_, done, total, item) : fmt::format("{} {}", label_, item);
-  if (line.size() > 100) line.resize(100);
+  std::string line = progress_line(label_, done, total, item);
   std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
 }

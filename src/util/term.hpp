@@ -24,6 +24,11 @@ class Style {
 // Display width of UTF-8 text (code points; good enough for the symbols we print).
 size_t display_width(std::string_view s);
 
+// The text of a progress line: "LABEL DONE/TOTAL ITEM" (or "LABEL ITEM" without a total),
+// the item escaped with shown() (it is a file name: a name holding ESC[2J or a newline must
+// not reach the terminal) and the whole cut to `max_width` columns at a character boundary.
+std::string progress_line(std::string_view label, size_t done, size_t total, std::string_view item, size_t max_width = 100);
+
 // A one-line progress indicator on stderr, shown only on a terminal and only
 // once the work has taken more than a second.
 class Progress {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "report/escape.hpp"
+#include "util/escape.hpp"
 #include "report/report.hpp"
 
 using namespace cd;

@@ -2,6 +2,7 @@
 // measurement (derive/verify.cpp) instead of comparing numbers themselves.
 #include <gtest/gtest.h>
 
+#include "../injection_checks.hpp"
 #include "gpu/verify_expect.hpp"
 #include "report/verify_report.hpp"
 #include "rules/rules.hpp"
@@ -61,4 +62,45 @@ TEST(VerifyRender, BenchWithoutMeasurementsSaysWhereToLook) {
   auto j = nlohmann::json::parse(render_bench_json(m));
   EXPECT_EQ(j["schema"], "cuda-doctor/bench/v1");
   EXPECT_TRUE(j["measurements"].empty());
+}
+
+// Issue 12 #7: what the driver and libraries report (GPU name, bus id, library path, a step's
+// error text, a measurement's note) is escaped in the verify and bench tables.
+TEST(VerifyRender, EveryReportedStringIsEscaped) {
+  using cdtest::kHostile;
+  Facts f = slow_and_fast();
+  f.verify.libcuda = kHostile;
+  f.verify.gpus[0].name = kHostile;
+  f.verify.gpus[0].pci_bus_id = kHostile;
+  f.verify.steps.push_back(VerifyStep{"device", kHostile, StepStatus::fail, kHostile, 0.1, kHostile, 0, "", ""});
+  f.verify.measurements[0].note = kHostile;
+  f.verify.measurements[1].gpu = kHostile;
+  Model m = derive(f, Kb::get());
+  for (bool colours : {false, true}) {
+    ReportOptions o;
+    o.style = Style(colours);
+    std::string out = render_verify_text(m, verify_rules(m, Kb::get()), o);
+    EXPECT_TRUE(cdtest::no_injection(out)) << colours;
+    EXPECT_NE(out.find(cdtest::kHostileShown), std::string::npos) << out;
+    EXPECT_TRUE(cdtest::no_injection(render_bench_text(m, o))) << colours;
+  }
+}
+
+// End to end: the fake driver names its GPU with the hostile string (CD_FAKE_NAME).
+TEST(VerifyRender, HostileGpuNameFromTheDriverIsEscaped) {
+  std::map<std::string, std::string> fake{{"CUDA_DOCTOR_LIBCUDA", std::string(CD_FAKES_DIR) + "/libcuda.so.1"},
+                                          {"CUDA_DOCTOR_LIB_DIR", CD_FAKES_DIR},
+                                          {"CUDA_DOCTOR_LIBNVML", std::string(CD_FAKES_DIR) + "/libnvidia-ml.so.1"},
+                                          {"CUDA_DOCTOR_PYTHON", ""},
+                                          {"CD_FAKE_NAME", cdtest::kHostile}};
+  for (const auto& mode : cdtest::text_modes()) {
+    std::map<std::string, std::string> env = fake;
+    env.insert(mode.env.begin(), mode.env.end());
+    std::vector<std::string> args{"verify", "--quick"};
+    args.insert(args.end(), mode.args.begin(), mode.args.end());
+    cdtest::Output r = cdtest::run_doctor(args, env);
+    EXPECT_EQ(r.code, 0) << mode.name << r.out << r.err;
+    EXPECT_TRUE(cdtest::no_injection(r.out)) << mode.name;
+    EXPECT_NE(r.out.find(cdtest::kHostileShown), std::string::npos) << mode.name << "\n" << r.out;
+  }
 }

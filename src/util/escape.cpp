@@ -5,7 +5,7 @@
 // is kept unless it is a control (U+0000–U+001F, U+007F, U+0080–U+009F); anything else —
 // controls and bytes outside a valid sequence (a lone 0x9b is CSI to 8-bit terminals) —
 // becomes a backslash escape, so the text stays readable and nothing is silently dropped.
-#include "report/escape.hpp"
+#include "util/escape.hpp"
 
 #include <fmt/format.h>
 
