@@ -20,7 +20,9 @@ PlatformModel derive_platform(const Facts& f);                   // derive/platf
 // The command that runs an environment's Python: its interpreter, else PREFIX/bin/python,
 // else "python3" (no environment known).
 std::string python_cmd(const PythonEnv* env);                     // derive/envs.cpp
-EnvModel derive_env(const Facts& f, const PythonEnv& env, const Kb& kb);
+EnvModel derive_env(const Facts& f, const PythonEnv& env, const PlatformModel& platform, const Kb& kb);
+// --deep's JAX run in `env`, judged with the machine's platform and JAX_PLATFORMS (derive/envs.cpp).
+JaxModel derive_jax(const Facts& f, const PythonEnv& env, const PlatformModel& platform);
 
 // Each verify measurement judged against the expected figure and threshold that
 // gpu/verify_expect put next to it (derive/verify.cpp).

@@ -39,6 +39,43 @@ struct PlatformModel {
   bool cuda_sees_no_gpu = false;        // cuInit found no device (CUDA_VISIBLE_DEVICES, missing nodes)
 };
 
+// What --deep learned of JAX in one environment (derive/envs.cpp). The report shows the
+// state and the message without reading JAX's words; rules/framework reports the failures.
+enum class JaxState {
+  not_run,        // --deep did not run JAX here (no --deep, or no jax CUDA plugin installed)
+  no_answer,      // it ran and reported neither a backend nor an error
+  gpu,            // JAX runs on the GPU (any backend but "cpu")
+  import_failed,  // `import jax` / jax.devices() raised: `message` is the error
+  cpu_fallback,   // on the CPU although the machine has a GPU CUDA sees and nothing asked for the CPU:
+                  // the CUDA plugin did not load (framework.import_failed)
+  cpu_asked,      // on the CPU because JAX_PLATFORMS names no cuda/gpu platform
+  cpu_no_gpu,     // on the CPU because there is no GPU, or CUDA sees none (device.not_visible says why)
+};
+const char* jax_state_name(JaxState s);  // "cpu_fallback"
+
+struct JaxModel {
+  JaxState state = JaxState::not_run;
+  std::string version;  // jax.__version__, "" when unknown
+  std::string backend;  // jax.default_backend(): "gpu", "cpu"; "" when it never got that far
+  std::string message;  // import_failed: the error; otherwise JAX's own fallback message, "" when none
+  // `message` is JAX's fallback log line, its guess at the cause ("a CUDA-enabled jaxlib is not
+  // installed" even when CUDA_VISIBLE_DEVICES hides the GPUs): show it as JAX's words.
+  bool message_is_jax_guess = false;
+  bool failed() const { return state == JaxState::import_failed || state == JaxState::cpu_fallback; }
+};
+
+// One library of data/libraries.toml marked `main` (cudart, cuBLAS, cuDNN, NCCL) as an
+// environment's frameworks load it, by its main soname (not cuDNN's sub-libraries).
+struct MainLibrary {
+  const LibraryResolution* resolution = nullptr;
+  std::string family;    // "cudnn"
+  std::string soname;    // "libcudnn.so.9"
+  bool found = false;    // false: the loader finds no file for it
+  std::string version;   // of the file loaded ("9.19.0.56"); "" when unknown or not found
+  std::string realpath;  // the file loaded; "" when not found
+  std::string via;       // how the loader found it: "RPATH", "ld.so.cache", … (LibraryResolution::via)
+};
+
 // One Python environment with what follows from it (derive/envs.cpp).
 struct EnvModel {
   const PythonEnv* env = nullptr;
@@ -47,6 +84,8 @@ struct EnvModel {
   std::vector<std::string> torch_arch_list;  // what torch was built for: --deep's answer, else the kb's record
   std::string torch_arch_list_source;
   std::vector<const LibraryResolution*> resolutions;  // the libraries its frameworks resolve
+  std::vector<MainLibrary> main_libraries;  // the `main` families among them, in resolution order, one per soname
+  JaxModel jax;                             // --deep's JAX run
 };
 
 // One measurement of facts.verify next to its expected figure (derive/verify.cpp): the

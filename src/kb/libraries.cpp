@@ -10,8 +10,10 @@ const std::vector<LibraryFamilyRow>& library_families(const Kb& kb) {
     for (const toml::table* row : kb_rows(k, "libraries", "family")) {
       bool sublibs = false;
       if (auto b = (*row)["sublibs"].value<bool>()) sublibs = *b;
+      bool main_library = (*row)["main"].value<bool>().value_or(false);
       out.push_back({row_str(*row, "name"), row_str(*row, "stem"), sublibs, row_str(*row, "wheel"),
-                     row_str(*row, "toolkit_key"), row_str(*row, "source")});
+                     row_str(*row, "toolkit_key"), row_str(*row, "source"), main_library,
+                     row_str(*row, "main_source")});
     }
     return out;
   });

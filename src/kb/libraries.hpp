@@ -14,6 +14,8 @@ struct LibraryFamilyRow {
   std::string wheel;        // PyPI name prefix: "nvidia-cudnn"
   std::string toolkit_key;  // version.json key; "" when the toolkit does not ship it
   std::string source;
+  bool main_library = false;  // `main = true`: shown per environment by check
+  std::string main_source;    // why it is one of those
 };
 
 const std::vector<LibraryFamilyRow>& library_families(const Kb& kb);

@@ -289,24 +289,20 @@ void import_failed(const PythonEnv& py, Findings& out) {
 
 // --deep ran JAX (it has a CUDA plugin): an import error, or a CPU backend on a machine
 // with a GPU (the plugin failed to load and JAX fell back silently, apart from a log line).
+// Which of those it is, derive/envs.cpp decides (JaxState): the CPU asked for by
+// JAX_PLATFORMS is no fallback, and when CUDA itself sees no GPU device.not_visible names
+// the cause (JAX's own "jaxlib is not installed" guess would mislead).
 void jax_failed(const Model& m, const PythonEnv& py, Findings& out) {
-  const Facts& f = m.facts;
-  const DeepJax& j = py.deep_jax;
-  // JAX_PLATFORMS=cpu (or any list without cuda/gpu) asks for the CPU: no fallback then.
-  const std::string* platforms = f.getenv("JAX_PLATFORMS");
-  bool cpu_asked = platforms && !platforms->empty() && !contains(*platforms, "cuda") && !contains(*platforms, "gpu");
-  bool import_error = j.backend.empty() && !j.error.empty();
-  // When CUDA itself sees no GPU, device.not_visible names the cause; JAX's own
-  // "jaxlib is not installed" guess would mislead.
-  bool cpu_fallback = j.backend == "cpu" && m.platform.machine_has_gpu && !cpu_asked && !m.platform.cuda_sees_no_gpu;  // no GPU: the CPU is all there is
-  if (!j.ran || (!import_error && !cpu_fallback)) return;
+  const JaxModel& j = m.env(py).jax;
+  if (!j.failed()) return;
   std::string subject = fmt::format("jax {} in {}", j.version.empty() ? "?" : j.version, py.prefix);
   Finding fi = new_finding("framework.import_failed", Severity::error, subject,
-                           !j.backend.empty() ? fmt::format("JAX in {} runs on the CPU: its CUDA plugin did not load", py.prefix)
-                                              : fmt::format("importing jax in {} fails", py.prefix));
+                           j.state == JaxState::cpu_fallback
+                               ? fmt::format("JAX in {} runs on the CPU: its CUDA plugin did not load", py.prefix)
+                               : fmt::format("importing jax in {} fails", py.prefix));
   std::string source = fmt::format("{} -c 'import jax; jax.devices()' (--deep)", python_cmd(&py));
   if (!j.backend.empty()) fi.evidence.push_back({"jax.default_backend() = " + j.backend, source});
-  if (!j.error.empty()) fi.evidence.push_back({j.error, source});
+  if (!j.message.empty()) fi.evidence.push_back({j.message, source});
   for (const auto& p : py.packages)
     if (p.name == "jax" || p.name == "jaxlib" || p.name.rfind("jax-cuda", 0) == 0)
       fi.evidence.push_back({p.name + " " + p.version, "installed (" + py.prefix + ")"});

@@ -251,6 +251,82 @@ TEST(Derive, ScanTargetsFromFlagsThenThisMachine) {
   EXPECT_EQ(drv.driver_source, "--driver");
 }
 
+// The libraries check shows per environment: the `main` families of data/libraries.toml,
+// by their main soname, with the version of the file loaded and how the loader found it.
+TEST(Derive, MainLibrariesOfTheRecordedTorchEnvironment) {
+  Facts f = h200();
+  Model m = derive(f, Kb::get());
+  const EnvModel* torch = nullptr;
+  for (const auto& e : m.envs)
+    if (e.env->prefix == "/opt/torch/.venv") torch = &e;
+  ASSERT_NE(torch, nullptr);
+  std::vector<std::string> sonames;
+  for (const auto& lib : torch->main_libraries) sonames.push_back(lib.soname);
+  // Resolution order; no cuDNN sub-library, no cuBLASLt, no cuFFT (not `main`).
+  EXPECT_EQ(sonames, (std::vector<std::string>{"libcudart.so.13", "libcudnn.so.9", "libnccl.so.2", "libcublas.so.13"}));
+  for (const auto& lib : torch->main_libraries) {
+    EXPECT_TRUE(lib.found) << lib.soname;
+    EXPECT_EQ(lib.via, "RPATH") << lib.soname;
+    EXPECT_NE(lib.realpath.find("/opt/torch/.venv/"), std::string::npos) << lib.realpath;
+    EXPECT_EQ(lib.resolution->soname, lib.soname);
+  }
+  EXPECT_EQ(torch->main_libraries[1].family, "cudnn");
+  EXPECT_FALSE(torch->main_libraries[1].version.empty());
+  // A library the loader cannot find is listed, without a file or version.
+  LibraryResolution missing = *torch->main_libraries[2].resolution;
+  missing.path.clear(), missing.realpath.clear(), missing.via = "not found";
+  f.libs.resolutions = {missing};
+  Model m2 = derive(f, Kb::get());
+  for (const auto& e : m2.envs)
+    if (e.env->prefix == "/opt/torch/.venv") {
+      ASSERT_EQ(e.main_libraries.size(), 1u);
+      EXPECT_FALSE(e.main_libraries[0].found);
+      EXPECT_TRUE(e.main_libraries[0].version.empty());
+      EXPECT_EQ(e.main_libraries[0].via, "not found");
+    }
+}
+
+// --deep's JAX run: which state it is in, so the report and the framework rule agree and
+// neither reads JAX's message to find out.
+TEST(Derive, JaxStates) {
+  auto state = [](Facts f, DeepJax j, const char* platforms = nullptr) {
+    PythonEnv py;
+    py.prefix = "/opt/env";
+    py.deep_jax = std::move(j);
+    py.deep_jax.ran = true;
+    f.pythons = {py};
+    if (platforms) f.env["JAX_PLATFORMS"] = platforms;
+    Facts kept = f;  // the model refers to its facts
+    return derive(kept, Kb::get()).envs.at(0).jax;
+  };
+  const std::string guess = "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed.";
+  Facts gpu_machine = one_gpu(9, 0);
+  JaxModel fallback = state(gpu_machine, DeepJax{true, guess, "0.11.2", "cpu", {"cpu"}, 1});
+  EXPECT_EQ(fallback.state, JaxState::cpu_fallback);
+  EXPECT_TRUE(fallback.failed());
+  EXPECT_TRUE(fallback.message_is_jax_guess);
+  EXPECT_EQ(fallback.message, guess);
+  EXPECT_EQ(fallback.backend, "cpu");
+  EXPECT_STREQ(jax_state_name(fallback.state), "cpu_fallback");
+  EXPECT_EQ(state(gpu_machine, DeepJax{true, guess, "0.11.2", "cpu", {"cpu"}, 1}, "cpu").state, JaxState::cpu_asked);
+  EXPECT_EQ(state(gpu_machine, DeepJax{true, "", "0.11.2", "cpu", {"cpu"}, 1}, "cuda,cpu").state, JaxState::cpu_fallback);
+  Facts hidden = gpu_machine;
+  hidden.driver.cu_init_status = 100;  // CUDA_VISIBLE_DEVICES hides the GPU: device.not_visible explains it
+  EXPECT_EQ(state(hidden, DeepJax{true, guess, "0.11.2", "cpu", {"cpu"}, 1}).state, JaxState::cpu_no_gpu);
+  EXPECT_EQ(state(Facts{}, DeepJax{true, guess, "0.11.2", "cpu", {"cpu"}, 1}).state, JaxState::cpu_no_gpu);
+  JaxModel on_gpu = state(gpu_machine, DeepJax{true, "", "0.11.2", "gpu", {"NVIDIA H200"}, 1});
+  EXPECT_EQ(on_gpu.state, JaxState::gpu);
+  EXPECT_FALSE(on_gpu.failed());
+  JaxModel import = state(gpu_machine, DeepJax{true, "ModuleNotFoundError: No module named 'jax'", "", "", {}, 1});
+  EXPECT_EQ(import.state, JaxState::import_failed);
+  EXPECT_TRUE(import.failed());
+  EXPECT_FALSE(import.message_is_jax_guess);
+  EXPECT_EQ(state(gpu_machine, DeepJax{true, "", "", "", {}, 1}).state, JaxState::no_answer);
+  Facts none = gpu_machine;
+  none.pythons = {PythonEnv{}};
+  EXPECT_EQ(derive(none, Kb::get()).envs.at(0).jax.state, JaxState::not_run);
+}
+
 // The verify rule and the verify/bench tables read one judgement per measurement.
 TEST(Derive, MeasurementBelowItsThresholdOnlyWhenJudged) {
   Facts f;

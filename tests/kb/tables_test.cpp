@@ -61,6 +61,14 @@ TEST(KbTables, CpuPackagesAndLibraryFamilies) {
   EXPECT_EQ(sublibs, 1);  // cudnn alone
   EXPECT_EQ(fams[3].name, "cudnn");
   EXPECT_TRUE(fams[3].toolkit_key.empty());
+  // The libraries check shows per environment, each with why.
+  std::vector<std::string> main;
+  for (const auto& f : fams)
+    if (f.main_library) {
+      main.push_back(f.name);
+      EXPECT_NE(f.main_source.find("https://"), std::string::npos) << f.name;
+    }
+  EXPECT_EQ(main, (std::vector<std::string>{"cudart", "cublas", "cudnn", "nccl"}));
 }
 
 }  // namespace
