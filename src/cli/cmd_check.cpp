@@ -1,16 +1,22 @@
 // `check` (the default) and `snapshot`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "cli/options.hpp"
+#include "derive/checklist.hpp"
 #include "derive/model.hpp"
 #include "kb/kb.hpp"
 #include "util/errors.hpp"
+#include "report/escape.hpp"
 #include "report/report.hpp"
 #include "rules/rules.hpp"
+#include "util/strings.hpp"
 #include "util/term.hpp"
 #include "util/trace.hpp"
 
@@ -20,6 +26,7 @@ namespace {
 struct CheckOptions {
   bool deep = false;
   bool no_scan = false;
+  std::string explain;  // --explain ID: that finding in full
 };
 
 // Probes with a progress line on stderr when it takes over a second (slow driver,
@@ -61,6 +68,30 @@ Facts probe_for_check(const GlobalOptions& g, const CheckOptions& c) {
   });
 }
 
+// --explain ID: the findings with that id (or id prefix*) in full, whatever their severity.
+std::string explain_finding(const Findings& findings, const std::string& id, const ReportOptions& r) {
+  Findings match;
+  std::vector<std::string> ids;
+  for (const auto& f : findings) {
+    if (id_matches(f.id, id)) match.push_back(f);
+    if (f.severity != Severity::ok && std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+  }
+  if (!match.empty()) return render_findings_text(match, r);
+  return fmt::format("no finding {} on this machine{}\n", shown(id),
+                     ids.empty() ? "" : " (its findings: " + shown(join(ids, ", ")) + ")");
+}
+
+void print_check(const GlobalOptions& g, const CheckOptions& c, const Model& model, const Findings& findings) {
+  if (g.json) return print_out(render_json("check", findings, {{"facts", facts_json(model)}}));
+  if (g.markdown) return print_out(render_check_markdown(model, findings));
+  ReportOptions r;
+  r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
+  r.verbose = g.verbose;
+  if (!c.explain.empty()) return print_out(explain_finding(findings, c.explain, ReportOptions{r.style, 1}));
+  if (g.verbose) return print_out(render_check_text(model, findings, r));
+  print_out(render_check_summary(model, checklist(model, findings, Kb::get()), r));
+}
+
 int run_check(const GlobalOptions& g, const CheckOptions& c) {
   Facts facts = probe_for_check(g, c);
   const Kb& kb = Kb::get();
@@ -68,16 +99,7 @@ int run_check(const GlobalOptions& g, const CheckOptions& c) {
   trace("derive");
   Findings findings = without_ignored(check_rules(model, kb), g.ignore);
   trace("rules");
-  if (g.json) {
-    print_out(render_json("check", findings, {{"facts", facts_json(model)}}));
-  } else if (g.markdown) {
-    print_out(render_check_markdown(model, findings));
-  } else {
-    ReportOptions r;
-    r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
-    r.verbose = g.verbose;
-    print_out(render_check_text(model, findings, r));
-  }
+  print_check(g, c, model, findings);
   trace("report written");
   return exit_code_for(findings, g);
 }
@@ -89,6 +111,8 @@ void register_check(CLI::App& app, GlobalOptions& g, int& rc) {
   auto* check = app.add_subcommand("check", "Diagnose the four layers of this machine's CUDA stack (default)");
   check->add_flag("--deep", opts.deep, "Also run each Python interpreter to confirm what torch and JAX see (child processes, timeout)");
   check->add_flag("--no-scan", opts.no_scan, "Skip reading kernel images inside framework binaries");
+  check->add_option("--explain", opts.explain, "Print one finding in full: its evidence, why and every fix (ID, or a prefix like libs.*)")
+      ->option_text("ID");
   check->callback([&] { rc = run_check(g, opts); });
 
   auto* snap = app.add_subcommand("snapshot", "Write this machine's facts as JSON (replay with --facts FILE)");

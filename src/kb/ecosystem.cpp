@@ -286,14 +286,45 @@ const std::vector<CpuPackage>& cpu_packages(const Kb& kb) {
   });
 }
 
-bool pins_checked(const Kb& kb, const std::string& package) {
-  const auto& names = kb.view<std::vector<std::string>>("pinned", [](const Kb& k) {
-    const toml::table* t = kb_table(k, "ecosystem")["pinned"].as_table();
+namespace {
+
+// The `packages` list of an ecosystem.toml table such as [pinned].
+const std::vector<std::string>& package_list(const Kb& kb, const char* table) {
+  return kb.view<std::vector<std::string>>(std::string("ecosystem.") + table, [table](const Kb& k) {
+    const toml::table* t = kb_table(k, "ecosystem")[table].as_table();
     return t ? row_strs(*t, "packages") : std::vector<std::string>{};
   });
-  for (const auto& n : names)
-    if (n == package || (n.ends_with('*') && package.starts_with(n.substr(0, n.size() - 1)))) return true;
+}
+
+}  // namespace
+
+bool package_pattern_matches(const std::string& pattern, const std::string& package) {
+  return pattern == package || (pattern.ends_with('*') && package.starts_with(pattern.substr(0, pattern.size() - 1)));
+}
+
+bool pins_checked(const Kb& kb, const std::string& package) {
+  for (const auto& n : package_list(kb, "pinned"))
+    if (package_pattern_matches(n, package)) return true;
   return false;
+}
+
+bool package_recorded(const Kb& kb, const std::string& package) {
+  for (const auto& n : package_list(kb, "recorded"))
+    if (package_pattern_matches(n, package)) return true;
+  return false;
+}
+
+bool metadata_read(const Kb& kb, const std::string& package) {
+  for (const auto& n : package_list(kb, "metadata_read"))
+    if (package_pattern_matches(n, package)) return true;
+  return false;
+}
+
+int framework_rank(const Kb& kb, const std::string& package) {
+  const auto& names = package_list(kb, "frameworks");
+  for (size_t i = 0; i < names.size(); ++i)
+    if (package_pattern_matches(names[i], package)) return static_cast<int>(i);
+  return -1;
 }
 
 }  // namespace cd

@@ -31,6 +31,15 @@ struct CpuPackage {
 };
 const std::vector<CpuPackage>& cpu_packages(const Kb& kb);
 
+// Whether `package` matches a name, or a prefix written with a trailing '*' ("nvidia-*").
+bool package_pattern_matches(const std::string& pattern, const std::string& package);
+// Whether the Python probe records `package` (data/ecosystem.toml [recorded]), and whether it
+// reads its METADATA Requires-Dist ([metadata_read]).
+bool package_recorded(const Kb& kb, const std::string& package);
+bool metadata_read(const Kb& kb, const std::string& package);
+// The position of `package` in the frameworks `check` names on an environment's line
+// (data/ecosystem.toml [frameworks]); -1 for the packages it only counts.
+int framework_rank(const Kb& kb, const std::string& package);
 // Whether framework.pins_conflict checks this package's Requires-Dist pins (data/ecosystem.toml [pinned]).
 bool pins_checked(const Kb& kb, const std::string& package);
 // The row for an installed package version: an exact release row, else the longest series prefix.

@@ -1,7 +1,8 @@
 #include "probe/python_packages.hpp"
 
-#include <set>
 
+#include "kb/ecosystem.hpp"
+#include "kb/kb.hpp"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
 
@@ -9,28 +10,7 @@ namespace cd {
 
 namespace {
 
-const std::set<std::string>& relevant_names() {
-  static const std::set<std::string> names = {
-      "torch", "torchvision", "torchaudio", "pytorch-triton", "triton", "jax", "jaxlib", "cupy", "tensorflow",
-      "tensorflow-gpu", "tensorflow-cpu", "paddlepaddle", "paddlepaddle-gpu", "onnxruntime", "onnxruntime-gpu", "vllm",
-      "sglang", "sgl-kernel", "flash-attn", "flash-attn-3", "flash-attn-4", "flashinfer-python", "xformers", "deepspeed",
-      "bitsandbytes", "cuda-toolkit", "cuda-bindings", "cuda-python", "numba-cuda", "tensorrt", "torch-tensorrt",
-      "transformer-engine", "apex", "mamba-ssm", "causal-conv1d", "faiss-gpu", "ctranslate2", "llama-cpp-python",
-      "exllamav2", "auto-gptq", "gptqmodel", "flashinfer", "liger-kernel"};
-  return names;
-}
-
-// Packages whose Requires-Dist is worth reading (pins against torch or nvidia-* wheels).
-bool wants_metadata(const std::string& name) {
-  static const std::set<std::string> names = {"torch", "torchvision", "torchaudio", "vllm", "sglang", "xformers",
-                                              "flash-attn", "cuda-toolkit", "jax-cuda12-plugin", "jax-cuda13-plugin",
-                                              "deepspeed", "flashinfer-python", "sgl-kernel", "bitsandbytes"};
-  return names.count(name) > 0;
-}
-
-bool relevant_requirement(const std::string& req_name) {
-  return is_relevant_dist(req_name);
-}
+bool relevant_requirement(const std::string& req_name) { return is_relevant_dist(req_name); }
 
 // The header of a METADATA / PKG-INFO file: fields up to the first blank line.
 // Only a regular file is read: a FIFO named METADATA would block every `check` on the
@@ -61,9 +41,7 @@ void read_metadata(const std::string& header, PythonPackage& pkg) {
 // Also every package named for a CUDA major: RAPIDS (cudf-cu12), tensorrt-cu12, spconv-cu120,
 // mxnet-cu112, faiss-gpu-cu12, transformer-engine-cu12 …
 bool is_relevant_dist(const std::string& n) {
-  if (relevant_names().count(n) || n.rfind("nvidia-", 0) == 0 || n.rfind("jax-cuda", 0) == 0 ||
-      n.rfind("cupy-cuda", 0) == 0 || n.rfind("cuda-", 0) == 0)
-    return true;
+  if (package_recorded(Kb::get(), n)) return true;
   for (size_t at = n.find("-cu1"); at != std::string::npos; at = n.find("-cu1", at + 1)) {
     size_t end = at + 4;
     while (end < n.size() && std::isdigit(static_cast<unsigned char>(n[end]))) ++end;
@@ -92,7 +70,7 @@ std::vector<PythonPackage> scan_site_packages(const Root& root, const std::strin
     if (dash != std::string::npos) pkg.version = split(stem.substr(dash + 1), '-').front();
     pkg.location = dir;
     std::string path = path_join(dir, entry);
-    if (wants_metadata(pkg.name) || pkg.version.empty()) {
+    if (metadata_read(Kb::get(), pkg.name) || pkg.version.empty()) {
       std::string meta = dist_info ? path_join(path, "METADATA") : root.is_dir(path) ? path_join(path, "PKG-INFO") : path;
       PythonPackage from_file;
       read_metadata(metadata_header(root, meta, notes), from_file);

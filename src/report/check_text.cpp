@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "kb/gpus.hpp"
+#include "report/escape.hpp"
 #include "report/report.hpp"
 #include "util/root.hpp"
 #include "util/strings.hpp"
@@ -18,12 +19,17 @@ struct Out {
   const Style& st;
   std::string text;
   void heading(std::string_view h) { text += "\n" + st.paint(h, Color::bold) + "\n"; }
-  void row(std::string_view key, std::string_view value, std::string_view source = {}) {
-    text += fmt::format("  {:<22} {}", key, value);
-    if (!source.empty()) text += "  " + st.paint(fmt::format("({})", source), Color::gray);
+  // Every string from input goes through shown() (report/escape.hpp) before painting.
+  void row(std::string_view key, std::string_view value, std::string_view source = {}, Color c = Color::none) {
+    row_painted(key, st.paint(shown(value), c), source);
+  }
+  // `value` already escaped (and painted) by the caller.
+  void row_painted(std::string_view key, std::string_view value, std::string_view source = {}) {
+    text += fmt::format("  {:<22} {}", shown(key), value);
+    if (!source.empty()) text += "  " + st.paint(fmt::format("({})", shown(source)), Color::gray);
     text += "\n";
   }
-  void line(std::string_view s) { text += fmt::format("  {}\n", s); }
+  void line(std::string_view s) { text += fmt::format("  {}\n", shown(s)); }
 };
 
 std::string mib_to_gib(uint64_t mib) { return fmt::format("{:.1f} GiB", static_cast<double>(mib) / 1024.0); }
@@ -33,7 +39,7 @@ void driver_layer(Out& o, const Model& m) {
   const DriverFacts& d = f.driver;
   o.heading("1. Driver and GPUs");
   if (!m.driver.found) {
-    o.row("driver", o.st.paint("no NVIDIA driver found", Color::red));
+    o.row("driver", "no NVIDIA driver found", {}, Color::red);
   } else {
     const std::string& drv = m.driver.version.text;
     o.row("driver", drv.empty() ? "unknown" : drv, m.driver.version_source);
@@ -43,9 +49,9 @@ void driver_layer(Out& o, const Model& m) {
     if (!m.driver.cuda.empty())
       o.row("max CUDA (driver)", m.driver.cuda.major_minor(),
             m.driver.cuda_source + "; this is what nvidia-smi calls \"CUDA Version\", not an installed toolkit");
-    if (d.cu_init_status > 0) o.row("cuInit", o.st.paint(d.cu_init_error, Color::red));
-    if (!d.nvml_error.empty()) o.row("NVML", o.st.paint(d.nvml_error, Color::yellow));
-    if (!d.query_error.empty()) o.row("driver query", o.st.paint(d.query_error, Color::red));
+    if (d.cu_init_status > 0) o.row("cuInit", d.cu_init_error, {}, Color::red);
+    if (!d.nvml_error.empty()) o.row("NVML", d.nvml_error, {}, Color::yellow);
+    if (!d.query_error.empty()) o.row("driver query", d.query_error, {}, Color::red);
   }
   for (const auto& mg : m.gpus) {
     const GpuInfo& g = *mg.info;
@@ -103,7 +109,7 @@ void arch_layer(Out& o, const Model& m) {
         Color c = verdict == Verdict::native ? Color::green : verdict == Verdict::jit ? Color::yellow : Color::red;
         parts.push_back(o.st.paint(fmt::format("{} ×{}", verdict_name(verdict), n), c));
       }
-      o.row("  " + pkg, join(parts, "  "));
+      o.row_painted("  " + pkg, join(parts, "  "));
     }
   }
   for (const auto& e : m.envs)
@@ -132,33 +138,34 @@ void python_env(Out& o, const Facts& f, const PythonEnv& py) {
                                    wheels.begin() + static_cast<long>(std::min(i + 5, wheels.size())));
     o.row(i == 0 ? "  nvidia wheels" : "", join(chunk, ", "));
   }
-  std::set<std::string> shown;
+  std::set<std::string> listed;
   for (const auto& r : f.libs.resolutions) {
-    if (r.env != py.prefix || shown.count(r.soname)) continue;
+    if (r.env != py.prefix || listed.count(r.soname)) continue;
     // The libraries users ask about, by their main soname (not cuDNN's sub-libraries).
     bool main_lib = r.soname.rfind("lib" + r.name + ".so", 0) == 0;
     if (!main_lib || (r.name != "cudnn" && r.name != "nccl" && r.name != "cudart" && r.name != "cublas")) continue;
-    shown.insert(r.soname);
+    listed.insert(r.soname);
     std::string version;
     for (const auto& c : f.libs.copies)
       if (c.realpath == r.realpath && !c.version.empty()) version = c.version;
-    std::string target = r.path.empty() ? o.st.paint("not found", Color::red) : fmt::format("{} {}", version, r.realpath);
-    o.row(shown.size() == 1 ? "  loads" : "", fmt::format("{} → {}", r.soname, target), r.via);
+    std::string target = r.path.empty() ? o.st.paint("not found", Color::red) : shown(fmt::format("{} {}", version, r.realpath));
+    o.row_painted(listed.size() == 1 ? "  loads" : "", shown(r.soname) + " → " + target, r.via);
   }
-  if (py.deep.ran)
-    o.row("  --deep", py.deep.error.empty() ? fmt::format("torch.cuda.is_available() = {}, {} device(s), cuDNN {}, NCCL {}",
-                                                         py.deep.cuda_available ? "True" : "False", py.deep.device_count,
-                                                         py.deep.cudnn_version, py.deep.nccl_version)
-                                            : o.st.paint(py.deep.error, Color::red));
+  if (py.deep.ran && py.deep.error.empty())
+    o.row("  --deep", fmt::format("torch.cuda.is_available() = {}, {} device(s), cuDNN {}, NCCL {}",
+                                  py.deep.cuda_available ? "True" : "False", py.deep.device_count, py.deep.cudnn_version,
+                                  py.deep.nccl_version));
+  else if (py.deep.ran)
+    o.row("  --deep", py.deep.error, {}, Color::red);
   if (py.deep_jax.ran) {
     const DeepJax& j = py.deep_jax;
     // The backend JAX ended on comes first; its fallback message is only JAX's guess at the cause
     // (it blames jaxlib even when CUDA_VISIBLE_DEVICES hides the GPUs), so it follows, marked.
     std::string got = j.backend.empty() ? ""
-                                        : fmt::format("jax {}: backend {}, {} device(s){}", j.version, j.backend, j.devices.size(),
-                                                      j.devices.empty() ? "" : " (" + j.devices.front() + ")");
-    std::string said = j.error.empty() ? "" : o.st.paint(j.backend.empty() ? j.error : "JAX says: " + j.error, Color::red);
-    o.row("  --deep jax", got.empty() ? said : said.empty() ? got : got + "; " + said);
+                                        : shown(fmt::format("jax {}: backend {}, {} device(s){}", j.version, j.backend, j.devices.size(),
+                                                                j.devices.empty() ? "" : " (" + j.devices.front() + ")"));
+    std::string said = j.error.empty() ? "" : o.st.paint(shown(j.backend.empty() ? j.error : "JAX says: " + j.error), Color::red);
+    o.row_painted("  --deep jax", got.empty() ? said : said.empty() ? got : got + "; " + said);
   }
 }
 
@@ -194,7 +201,7 @@ std::string render_check_text(const Model& m, const std::vector<Finding>& findin
   const Facts& facts = m.facts;
   Out o{opts.style, {}};
   o.text += o.st.paint("cuda-doctor", Color::bold) +
-            fmt::format("  {} {} {}", facts.host.hostname, facts.host.os, facts.root != "/" ? "(root " + facts.root + ")" : "") + "\n";
+            shown(fmt::format("  {} {} {}", facts.host.hostname, facts.host.os, facts.root != "/" ? "(root " + facts.root + ")" : "")) + "\n";
   driver_layer(o, m);
   toolkit_layer(o, facts);
   arch_layer(o, m);
@@ -210,16 +217,32 @@ std::string render_check_text(const Model& m, const std::vector<Finding>& findin
   return o.text;
 }
 
+namespace {
+
+// A Markdown table cell from input: escaped like all input, and no '|' or '`' of its own
+// may end the cell or open a code span.
+std::string md_cell(std::string_view s) {
+  std::string out;
+  for (char c : shown(s)) {
+    if (c == '|' || c == '`' || c == '\\' || c == '<') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_check_markdown(const Model& m, const std::vector<Finding>& findings) {
   const Facts& facts = m.facts;
-  std::string out = fmt::format("## cuda-doctor check: {} ({})\n\n", facts.host.hostname, facts.host.os);
+  std::string out = fmt::format("## cuda-doctor check: {} ({})\n\n", md_cell(facts.host.hostname), md_cell(facts.host.os));
   out += "| layer | state |\n|---|---|\n";
-  out += fmt::format("| driver | {} |\n", m.driver.version.empty() ? "none" : m.driver.version.text);
+  out += fmt::format("| driver | {} |\n", m.driver.version.empty() ? "none" : md_cell(m.driver.version.text));
   if (!m.driver.cuda.empty()) out += fmt::format("| driver max CUDA | {} |\n", m.driver.cuda.major_minor());
-  for (const auto& g : m.gpus) out += fmt::format("| GPU {} | {} ({}) |\n", g.index, g.info->name, sm_name(g.sm));
-  for (const auto& t : facts.toolkit.toolkits) out += fmt::format("| toolkit {} | `{}` |\n", t.version, t.root);
+  for (const auto& g : m.gpus) out += fmt::format("| GPU {} | {} ({}) |\n", g.index, md_cell(g.info->name), sm_name(g.sm));
+  for (const auto& t : facts.toolkit.toolkits)
+    out += fmt::format("| toolkit {} | {} |\n", md_cell(t.version), md_cell(t.root));
   for (const auto& py : facts.pythons)
-    if (!py.torch.version.empty()) out += fmt::format("| torch | {} (`{}`) |\n", py.torch.version, py.interpreter);
+    if (!py.torch.version.empty()) out += fmt::format("| torch | {} ({}) |\n", md_cell(py.torch.version), md_cell(py.interpreter));
   out += "\n" + summary_line(findings) + "\n\n" + render_findings_markdown(findings);
   return out;
 }

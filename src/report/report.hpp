@@ -16,7 +16,11 @@ struct ReportOptions {
   int verbose = 0;
 };
 
-// `check`: the four layers side by side, then the findings, errors first.
+struct Checklist;
+
+// `check`: the checklist on one screen, each error and warning with its first fix (check_summary.cpp).
+std::string render_check_summary(const Model& model, const Checklist& checklist, const ReportOptions& opts);
+// `check -v`: the four layers side by side, then every finding in full, errors first (check_text.cpp).
 std::string render_check_text(const Model& model, const std::vector<Finding>& findings, const ReportOptions& opts);
 std::string render_check_markdown(const Model& model, const std::vector<Finding>& findings);
 

@@ -24,14 +24,15 @@ Findings check_rules(const Model& m, const Kb& kb) {
   return all;
 }
 
+bool id_matches(const std::string& id, const std::string& pattern) {
+  if (!pattern.empty() && pattern.back() == '*') return id.starts_with(pattern.substr(0, pattern.size() - 1));
+  return id == pattern;
+}
+
 Findings without_ignored(Findings findings, const std::vector<std::string>& ignore) {
-  auto ignored = [&](const Finding& f) {
-    return std::any_of(ignore.begin(), ignore.end(), [&](const std::string& pat) {
-      if (!pat.empty() && pat.back() == '*') return f.id.rfind(pat.substr(0, pat.size() - 1), 0) == 0;
-      return f.id == pat;
-    });
-  };
-  findings.erase(std::remove_if(findings.begin(), findings.end(), ignored), findings.end());
+  std::erase_if(findings, [&](const Finding& f) {
+    return std::any_of(ignore.begin(), ignore.end(), [&](const std::string& pat) { return id_matches(f.id, pat); });
+  });
   return findings;
 }
 

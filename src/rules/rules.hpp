@@ -29,6 +29,8 @@ Finding new_finding(std::string id, Severity severity, std::string subject, std:
 // Everything `check` runs (all but log and verify), errors first.
 Findings check_rules(const Model&, const Kb&);
 
+// Whether a finding id matches `pattern`: the id itself, or a prefix ending in '*' ("driver.*").
+bool id_matches(const std::string& id, const std::string& pattern);
 // Drops findings whose id is in `ignore` (--ignore ID, prefix match with a trailing '*').
 Findings without_ignored(Findings findings, const std::vector<std::string>& ignore);
 
