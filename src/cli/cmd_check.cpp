@@ -1,5 +1,4 @@
 // `check` (the default) and `snapshot`.
-#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -84,9 +83,7 @@ std::string explain_finding(const Findings& findings, const std::string& id, con
 void print_check(const GlobalOptions& g, const CheckOptions& c, const Model& model, const Findings& findings) {
   if (g.json) return print_out(render_json("check", findings, {{"facts", facts_json(model)}}));
   if (g.markdown) return print_out(render_check_markdown(model, findings));
-  ReportOptions r;
-  r.style = g.no_color ? Style::plain() : Style::for_fd(STDOUT_FILENO);
-  r.verbose = g.verbose;
+  ReportOptions r = report_options(g);
   if (!c.explain.empty()) return print_out(explain_finding(findings, c.explain, ReportOptions{r.style, 1}));
   if (g.verbose) return print_out(render_check_text(model, findings, r));
   print_out(render_check_summary(model, checklist(model, findings, Kb::get()), r));

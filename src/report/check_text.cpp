@@ -1,7 +1,6 @@
 // The `check` report: the four layers of the stack side by side, then findings.
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -120,7 +119,8 @@ void arch_layer(Out& o, const Model& m) {
 // "nvidia-cudnn-cu13" -> "cudnn-cu13": the wheels' common prefix adds nothing.
 std::string short_wheel(const std::string& name) { return name.rfind("nvidia-", 0) == 0 ? name.substr(7) : name; }
 
-void python_env(Out& o, const Facts& f, const PythonEnv& py) {
+void python_env(Out& o, const EnvModel& em) {
+  const PythonEnv& py = *em.env;
   std::string how = py.kind.empty() ? py.found_by : py.kind + "; " + py.found_by;
   if (py.is_default) how += "; default python3";
   o.row(py.prefix.empty() ? py.interpreter : py.prefix, "python " + py.version, how);
@@ -138,18 +138,11 @@ void python_env(Out& o, const Facts& f, const PythonEnv& py) {
                                    wheels.begin() + static_cast<long>(std::min(i + 5, wheels.size())));
     o.row(i == 0 ? "  nvidia wheels" : "", join(chunk, ", "));
   }
-  std::set<std::string> listed;
-  for (const auto& r : f.libs.resolutions) {
-    if (r.env != py.prefix || listed.count(r.soname)) continue;
-    // The libraries users ask about, by their main soname (not cuDNN's sub-libraries).
-    bool main_lib = r.soname.rfind("lib" + r.name + ".so", 0) == 0;
-    if (!main_lib || (r.name != "cudnn" && r.name != "nccl" && r.name != "cudart" && r.name != "cublas")) continue;
-    listed.insert(r.soname);
-    std::string version;
-    for (const auto& c : f.libs.copies)
-      if (c.realpath == r.realpath && !c.version.empty()) version = c.version;
-    std::string target = r.path.empty() ? o.st.paint("not found", Color::red) : shown(fmt::format("{} {}", version, r.realpath));
-    o.row_painted(listed.size() == 1 ? "  loads" : "", shown(r.soname) + " → " + target, r.via);
+  bool first = true;
+  for (const auto& lib : em.main_libraries) {
+    std::string target = lib.found ? shown(fmt::format("{} {}", lib.version, lib.realpath)) : o.st.paint("not found", Color::red);
+    o.row_painted(first ? "  loads" : "", shown(lib.soname) + " → " + target, lib.via);
+    first = false;
   }
   if (py.deep.ran && py.deep.error.empty())
     o.row("  --deep", fmt::format("torch.cuda.is_available() = {}, {} device(s), cuDNN {}, NCCL {}",
@@ -157,19 +150,23 @@ void python_env(Out& o, const Facts& f, const PythonEnv& py) {
                                   py.deep.nccl_version));
   else if (py.deep.ran)
     o.row("  --deep", py.deep.error, {}, Color::red);
-  if (py.deep_jax.ran) {
+  if (em.jax.state != JaxState::not_run) {
     const DeepJax& j = py.deep_jax;
-    // The backend JAX ended on comes first; its fallback message is only JAX's guess at the cause
-    // (it blames jaxlib even when CUDA_VISIBLE_DEVICES hides the GPUs), so it follows, marked.
-    std::string got = j.backend.empty() ? ""
-                                        : shown(fmt::format("jax {}: backend {}, {} device(s){}", j.version, j.backend, j.devices.size(),
-                                                                j.devices.empty() ? "" : " (" + j.devices.front() + ")"));
-    std::string said = j.error.empty() ? "" : o.st.paint(shown(j.backend.empty() ? j.error : "JAX says: " + j.error), Color::red);
+    // The backend JAX ended on comes first; when its message is only JAX's guess at the cause
+    // (derive/envs.cpp says which), it follows, marked as JAX's words.
+    std::string got = em.jax.backend.empty() ? ""
+                                             : shown(fmt::format("jax {}: backend {}, {} device(s){}", em.jax.version, em.jax.backend,
+                                                                 j.devices.size(), j.devices.empty() ? "" : " (" + j.devices.front() + ")"));
+    std::string said;
+    if (!em.jax.message.empty())
+      said = o.st.paint(shown(em.jax.message_is_jax_guess ? "JAX says: " + em.jax.message : em.jax.message),
+                        em.jax.failed() ? Color::red : Color::none);
     o.row_painted("  --deep jax", got.empty() ? said : said.empty() ? got : got + "; " + said);
   }
 }
 
-void framework_layer(Out& o, const Facts& f) {
+void framework_layer(Out& o, const Model& m) {
+  const Facts& f = m.facts;
   o.heading("4. Frameworks");
   if (f.pythons.empty()) o.line("no Python environment found");
   std::vector<std::string> plain;
@@ -178,7 +175,7 @@ void framework_layer(Out& o, const Facts& f) {
       plain.push_back(py.prefix.empty() ? py.interpreter : py.prefix);
       continue;
     }
-    python_env(o, f, py);
+    python_env(o, m.env(py));
   }
   if (!plain.empty())
     o.row(fmt::format("{} without CUDA pkgs", plain.size()), join(plain, ", "));
@@ -205,7 +202,7 @@ std::string render_check_text(const Model& m, const std::vector<Finding>& findin
   driver_layer(o, m);
   toolkit_layer(o, facts);
   arch_layer(o, m);
-  framework_layer(o, facts);
+  framework_layer(o, m);
   if (opts.verbose) {
     for (const auto& n : facts.notes) o.row("note " + n.probe, n.message);
     probe_times(o, facts);
