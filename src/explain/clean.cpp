@@ -1,7 +1,11 @@
 #include "explain/clean.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstring>
+
+#include "util/strings.hpp"
 
 namespace cd {
 namespace {
@@ -67,6 +71,121 @@ std::string_view split_rank_prefix(std::string_view line, std::string_view& rank
   return !rest.empty() && rest[0] == ' ' ? rest.substr(1) : rest;
 }
 
+namespace {
+
+// UTF-8 sequences of the punctuation pasted or localised logs use, and their ASCII.
+struct Punct {
+  std::string_view utf8;
+  char ascii;
+};
+constexpr Punct kPunct[] = {
+    {"\xe2\x80\x98", '\''}, {"\xe2\x80\x99", '\''}, {"\xe2\x80\x9c", '"'}, {"\xe2\x80\x9d", '"'},
+    {"\xef\xbc\x9a", ':'},  {"\xef\xbc\x88", '('},  {"\xef\xbc\x89", ')'}, {"\xef\xbc\x8c", ','},
+    {"\xe3\x80\x82", '.'},  {"\xc2\xa0", ' '},
+};
+
+// The punctuation at s[i..], or nullptr.
+const Punct* punct_at(std::string_view s, size_t i) {
+  if (i + 1 >= s.size()) return nullptr;
+  auto second = static_cast<unsigned char>(s[i + 1]);  // 0x80, 0xbc or 0xa0 for all of them
+  if (second != 0x80 && second != 0xbc && second != 0xa0) return nullptr;
+  for (const auto& p : kPunct)
+    if (s.substr(i, p.utf8.size()) == p.utf8) return &p;
+  return nullptr;
+}
+
+bool lead_byte(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u == 0xe2 || u == 0xef || u == 0xe3 || u == 0xc2;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+// Any byte >= 0x80, eight bytes at a time (most log lines are ASCII; this runs on all of them).
+bool has_non_ascii(std::string_view s) {
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ull) return true;
+  }
+  for (; i < s.size(); ++i)
+    if (static_cast<unsigned char>(s[i]) >= 0x80) return true;
+  return false;
+}
+
+std::string_view ltrim(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && is_space(s[i])) ++i;
+  return s.substr(i);
+}
+
+// Widths terminals and paste boxes commonly wrap at.
+bool common_width(size_t n) {
+  for (size_t w : {80u, 100u, 120u, 128u, 132u, 136u, 140u, 150u, 160u, 180u, 200u, 240u, 256u})
+    if (n == w) return true;
+  return false;
+}
+
+}  // namespace
+
+bool normalize_punctuation(std::string_view in, std::string& out) {
+  size_t i = 0;
+  bool any = false;
+  while (i < in.size()) {
+    const char* p = std::find_if(in.data() + i, in.data() + in.size(), lead_byte);
+    size_t at = static_cast<size_t>(p - in.data());
+    if (at >= in.size()) break;
+    if (const Punct* m = punct_at(in, at)) {
+      if (!any) out.assign(in.substr(0, at));
+      else out.append(in.substr(i, at - i));
+      out += m->ascii;
+      any = true;
+      i = at + m->utf8.size();
+      continue;
+    }
+    if (any) out.append(in.substr(i, at + 1 - i));
+    i = at + 1;
+  }
+  if (any) out.append(in.substr(std::min(i, in.size())));
+  return any;
+}
+
+Continuation continuation_of(std::string_view prev, std::string_view cur, size_t prev_prev_size) {
+  // Runs on every line: the common case (neither indented nor "NVRM:" nor after a long
+  // line) returns after a few byte tests.
+  if (prev.empty() || cur.empty()) return Continuation::none;
+  char first = cur[0];
+  if (!is_space(first)) {
+    // A kernel log record continued on lines of its own ("NVRM: was loaded and obtained...").
+    if (first == 'N' && cur.starts_with("NVRM: ") && contains(prev, "NVRM: ")) return Continuation::spaced;
+    if (prev.size() < 64) return Continuation::none;
+    // A block wrapped at the terminal width: the previous line was cut at a common width,
+    // or at the width of the line before it, inside a word or right after a space
+    // ("unsatisfied condi" + "tion:", "Out " + "of memory"). Records that merely have equal
+    // lengths end otherwise or start a new record (upper case, digit, punctuation).
+    char last = prev.back();
+    bool mid_word = (std::isalpha(static_cast<unsigned char>(last)) || last == ' ') && first >= 'a' && first <= 'z';
+    if (mid_word && (common_width(prev.size()) || prev.size() == prev_prev_size)) return Continuation::glued;
+    return Continuation::none;
+  }
+  std::string_view body = ltrim(cur);
+  if (body.empty()) return Continuation::none;
+  // "[ 1843.30] NVRM: The NVIDIA GPU 0000:b3:00.0" + "       NVRM: (PCI ID: ...) installed ..."
+  if (body.starts_with("NVRM: ") && contains(prev, "NVRM: ")) return Continuation::spaced;
+  // Python tracebacks are indented too, but their lines are not one message.
+  std::string_view pbody = ltrim(prev);
+  if (body.starts_with("File \"") || pbody.starts_with("File \"") || body[0] == '^' || body[0] == '~')
+    return Continuation::none;
+  return Continuation::spaced;  // an indented continuation
+}
+
+std::string_view continuation_text(std::string_view cur, std::string_view prev) {
+  std::string_view body = ltrim(cur);
+  if (body.starts_with("NVRM: ") && contains(prev, "NVRM: ")) body.remove_prefix(6);
+  return body;
+}
+
 CleanLine clean_line(std::string_view raw, std::string& storage) {
   CleanLine out;
   std::string_view text = raw;
@@ -74,7 +193,16 @@ CleanLine clean_line(std::string_view raw, std::string& storage) {
     strip_ansi(raw, storage);
     text = storage;
   }
-  out.text = split_rank_prefix(text, out.rank);
+  text = split_rank_prefix(text, out.rank);
+  // Typographic punctuation: rare, so only lines with a non-ASCII byte are looked at.
+  if (has_non_ascii(text)) {
+    std::string normalized;
+    if (normalize_punctuation(text, normalized)) {
+      storage = std::move(normalized);
+      text = storage;
+    }
+  }
+  out.text = text;
   return out;
 }
 

@@ -11,6 +11,8 @@ namespace {
 constexpr size_t kEventText = 400;          // bytes of the line kept in an event
 constexpr uint64_t kFrameReach = 200;       // a traceback frame explains lines this close after it
 constexpr std::string_view kTraceback = "Traceback (most recent call last)";
+constexpr size_t kMaxChainLines = 6;        // a joined message spans at most this many lines
+constexpr size_t kMaxJoined = 2048;         // and this many bytes
 
 }  // namespace
 
@@ -133,15 +135,63 @@ void LogScanner::add_segment(std::string_view seg, uint64_t line) {
     if (it != frames_.end() && line - it->second.line <= kFrameReach) frame = it->second.file;
   }
 
-  refs_.push_back({static_cast<uint32_t>(block_.size()), static_cast<uint32_t>(c.text.size()), line, std::move(rank),
-                   std::move(frame)});
-  block_.append(c.text);
-  block_ += '\n';
+  LineRef ref{0, 0, line, std::move(rank), std::move(frame)};
+  // The previous line is the last one in the block (copied aside when a block is flushed).
+  std::string_view prev = prev_text_, prev_rank = prev_rank_;
+  if (!refs_.empty()) {
+    prev = std::string_view(block_.data() + refs_.back().offset, refs_.back().length);
+    prev_rank = refs_.back().rank;
+  }
+  Continuation k = ref.rank == prev_rank ? continuation_of(prev, c.text, prev_prev_size_) : Continuation::none;
+  bool join = k != Continuation::none && chain_lines_ < kMaxChainLines;
+  if (!join) {
+    emit_joined();
+    ++chain_;
+    chain_line_ = line;
+    joined_.clear();
+  } else {
+    extend_joined(prev, c.text, k);
+    joined_rank_ = ref.rank;  // reported with the last line's rank and frame
+    joined_frame_ = ref.frame;
+  }
+  ref.chain = chain_;
+  prev_prev_size_ = prev.size();
+  add_ref(c.text, std::move(ref));
   if (block_.size() >= limits_.block) flush_block();
+}
+
+void LogScanner::extend_joined(std::string_view prev, std::string_view cur, Continuation k) {
+  if (chain_lines_ == 1) joined_ = prev;
+  ++chain_lines_;
+  if (joined_.size() > kMaxJoined) return;  // too long to be one message: not matched joined
+  if (k == Continuation::spaced) {
+    while (!joined_.empty() && (joined_.back() == ' ' || joined_.back() == '\t')) joined_.pop_back();
+    joined_ += ' ';
+  }
+  joined_.append(continuation_text(cur, prev));
+}
+
+// The chain's lines joined are matched once, after its last line, reported at the line
+// where the message starts. Each line is thus matched at most twice.
+void LogScanner::emit_joined() {
+  if (chain_lines_ > 1 && joined_.size() <= kMaxJoined)
+    add_ref(joined_, LineRef{0, 0, chain_line_, joined_rank_, joined_frame_, chain_, true});
+  chain_lines_ = 1;
+}
+
+void LogScanner::add_ref(std::string_view text, LineRef ref) {
+  ref.offset = static_cast<uint32_t>(block_.size());
+  ref.length = static_cast<uint32_t>(text.size());
+  refs_.push_back(std::move(ref));
+  block_.append(text);
+  block_ += '\n';
 }
 
 void LogScanner::flush_block() {
   if (refs_.empty()) return;
+  // The next line may continue the last one of this block (a joined line never ends a block).
+  prev_text_.assign(block_, refs_.back().offset, refs_.back().length);
+  prev_rank_ = refs_.back().rank;
   Block b{std::move(block_), std::move(refs_)};
   block_ = std::string();
   block_.reserve(limits_.block + limits_.max_line + 16);
@@ -160,7 +210,16 @@ void LogScanner::match_block(const Block& b) {
     std::string_view text(b.text.data() + ref.offset, ref.length);
     matches.clear();
     matcher_.match_line(text, matches);
-    for (const auto& m : matches) record(m, ref, text);
+    if (ref.chain != matched_chain_) {
+      matched_chain_ = ref.chain;
+      chain_signatures_.clear();
+    }
+    for (const auto& m : matches) {
+      bool seen = std::find(chain_signatures_.begin(), chain_signatures_.end(), m.signature) != chain_signatures_.end();
+      if (ref.joined && seen) continue;  // the parts already reported it
+      if (!seen) chain_signatures_.push_back(m.signature);
+      record(m, ref, text);
+    }
   }
 }
 
@@ -195,6 +254,7 @@ void LogScanner::finish() {
     s.head.clear();
     s.tail.clear();
   }
+  emit_joined();
   flush_block();
   stop_worker();  // drains the queue, then joins
 }

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "explain/clean.hpp"
 #include "explain/matcher.hpp"
 #include "facts/log.hpp"
 
@@ -59,6 +60,8 @@ class LogScanner {
     uint64_t line;
     std::string rank;
     std::shared_ptr<const std::string> frame;
+    uint64_t chain = 0;   // lines that continue one another share a chain
+    bool joined = false;  // the chain's lines so far joined into one message
   };
   struct Frame {
     std::shared_ptr<const std::string> file;
@@ -69,6 +72,9 @@ class LogScanner {
   void complete_line(std::string_view raw, std::string_view tail = {});
   void add_segments(std::string_view raw, uint64_t line);
   void add_segment(std::string_view seg, uint64_t line);
+  void add_ref(std::string_view text, LineRef ref);
+  void extend_joined(std::string_view prev, std::string_view cur, Continuation k);
+  void emit_joined();
   struct Block {
     std::string text;
     std::vector<LineRef> refs;
@@ -86,6 +92,18 @@ class LogScanner {
   std::string block_;
   std::vector<LineRef> refs_;
   std::string scratch_;
+  // Line joining (main thread): the last line of the previous block (the previous line is
+  // read from the block otherwise), the length of the line before the previous one, and the
+  // chain of continued lines joined so far.
+  std::string prev_text_, prev_rank_, joined_, joined_rank_;
+  std::shared_ptr<const std::string> joined_frame_;
+  size_t prev_prev_size_ = 0;
+  uint64_t chain_ = 0, chain_line_ = 0;
+  size_t chain_lines_ = 1;
+  // Line joining (matcher thread): signatures already matched in the current chain, so a
+  // joined line reports only what its parts did not.
+  uint64_t matched_chain_ = 0;
+  std::vector<const ErrorSignature*> chain_signatures_;
   std::unordered_map<std::string, Frame> frames_;  // by rank ("" = none)
   std::unordered_map<std::string, size_t> stored_;  // events kept per signature (matcher thread)
   std::atomic<bool> found_error_ = false;

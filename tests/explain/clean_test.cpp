@@ -56,3 +56,50 @@ TEST(Clean, Utf8IsRepairedAndBounded) {
 
 }  // namespace
 }  // namespace cd
+
+namespace cd {
+namespace {
+
+TEST(Clean, TypographicAndFullWidthPunctuationBecomesAscii) {
+  std::string out;
+  ASSERT_TRUE(normalize_punctuation("NVIDIA-SMI has failed because it couldn\xe2\x80\x98t communicate", out));
+  EXPECT_EQ(out, "NVIDIA-SMI has failed because it couldn't communicate");
+  ASSERT_TRUE(normalize_punctuation("cc1plus: Fatal error\xef\xbc\x9a cuda_runtime.h\xef\xbc\x9aNo such file", out));
+  EXPECT_EQ(out, "cc1plus: Fatal error: cuda_runtime.h:No such file");
+  // Other multi-byte text (a progress bar, CJK) is left alone.
+  EXPECT_FALSE(normalize_punctuation("100%|\xe2\x96\x88\xe2\x96\x88| 4/4 \xe5\xb7\xb2\xe6\x94\xbe\xe5\xbc\x83", out));
+  EXPECT_FALSE(normalize_punctuation("plain ascii", out));
+  // A lead byte at the very end is kept as it is.
+  ASSERT_TRUE(normalize_punctuation("a\xc2\xa0" "b\xe2", out));
+  EXPECT_EQ(out, "a b\xe2");
+  std::string storage;
+  EXPECT_EQ(clean_line("[rank1]: it couldn\xe2\x80\x99t", storage).text, "it couldn't");
+}
+
+TEST(Clean, ContinuationLines) {
+  EXPECT_EQ(continuation_of("CMake Error at CMakeLists.txt:3 (project):", "  No CMAKE_CUDA_COMPILER could be found.", 0),
+            Continuation::spaced);
+  EXPECT_EQ(continuation_of("[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0",
+                            "               NVRM: (PCI ID: 10de:26b5) installed in this system has", 0),
+            Continuation::spaced);
+  EXPECT_EQ(continuation_text("               NVRM: fallen off the bus", "[ 1.0] NVRM: x"), "fallen off the bus");
+  // Traceback frames and their source lines are not one message.
+  EXPECT_EQ(continuation_of("Traceback (most recent call last):", "  File \"a.py\", line 1, in <module>", 0),
+            Continuation::none);
+  EXPECT_EQ(continuation_of("  File \"a.py\", line 1, in <module>", "    main()", 0), Continuation::none);
+  // A terminal wrap: cut at a common width, or at the width of the line before.
+  std::string w136(136, 'x'), w70(70, 'y');
+  EXPECT_EQ(continuation_of(w136, "tion: cuda >= 9.0", 10), Continuation::glued);
+  EXPECT_EQ(continuation_of(w70, "next", 70), Continuation::glued);
+  EXPECT_EQ(continuation_of(w70, "next", 12), Continuation::none);
+  // Records of equal length are not a wrap unless the cut falls inside a word.
+  std::string nccl = "gpu-node:4242:4301 [1] NCCL INFO comm 0x55d1c0 rank 1 nRanks 8 nNodes 1 localRanks 8 localRank 1 MNNVL 0";
+  EXPECT_EQ(continuation_of(nccl, nccl, nccl.size()), Continuation::none);
+  EXPECT_EQ(continuation_of(w136, "INFO next record", 136), Continuation::none);
+  EXPECT_EQ(continuation_of(std::string(135, 'x') + " ", "of memory while trying to allocate", 136), Continuation::glued);
+  EXPECT_EQ(continuation_of("short line", "next line", 10), Continuation::none);
+  EXPECT_EQ(continuation_of("", "  indented", 0), Continuation::none);
+}
+
+}  // namespace
+}  // namespace cd

@@ -157,3 +157,55 @@ TEST(Scanner, RepeatCapturesAreJoined) {
 
 }  // namespace
 }  // namespace cd
+
+namespace cd {
+namespace {
+
+using test::kb_matcher;
+
+TEST(ScannerJoin, MessageWrappedAtTheTerminalWidthIsMatchedAsOne) {
+  // nvidia-container-cli's requirement error cut at 136 columns (NVIDIA/nvidia-docker#543).
+  std::string a(136 - 27, 'x');
+  std::string l1 = a + "requirement error: unsatisfied condi";
+  std::string l0 = "$ docker run --runtime=nvidia --rm nvidia/cuda nvidia-smi";
+  l1 = l1.substr(l1.size() - 136);
+  LogFacts f = scan_text(l0 + "\n" + l1 + "\ntion: cuda >= 9.0\nnext\n", kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].id, "container.driver_below_image");
+  EXPECT_EQ(f.events[0].line, 2u);  // where the message starts
+  EXPECT_EQ(f.lines, 4u);
+}
+
+TEST(ScannerJoin, IndentedAndKernelContinuationsJoin) {
+  LogFacts f = scan_text(
+      "     Ignoring gpu device (device: 0, name: GRID K520, pci bus id: 0000:00:03.0) \n"
+      "    with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.\n",
+      kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].id, "arch.unsupported_by_framework");
+  EXPECT_EQ(f.events[0].captures.at("cc"), "3.0");
+}
+
+TEST(ScannerJoin, JoinedLineDoesNotRepeatWhatItsPartsMatched) {
+  // The first line matches on its own; the indented continuation must not report it again.
+  LogFacts f = scan_text("RuntimeError: CUDA error: out of memory\n    while allocating\n", kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.counts.at(f.events[0].signature), 1u);
+  // Lines of different ranks never join.
+  LogFacts g = scan_text("[rank0]: Ignoring gpu device (device: 0) \n[rank1]:     with Cuda compute capability 3.0. "
+                         "The minimum required Cuda capability is 3.5.\n",
+                         kb_matcher());
+  EXPECT_TRUE(g.events.empty());
+}
+
+TEST(ScannerJoin, CaseAndPunctuationVariantsMatch) {
+  LogFacts f = scan_text("Failed to initialize NVML: Driver/Library version mismatch\n", kb_matcher());
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].id, "driver.library_mismatch");
+  LogFacts g = scan_text("NVIDIA-SMI has failed because it couldn\xe2\x80\x98t communicate with the NVIDIA driver.\n", kb_matcher());
+  ASSERT_EQ(g.events.size(), 1u);
+  EXPECT_EQ(g.events[0].id, "driver.missing");
+}
+
+}  // namespace
+}  // namespace cd
