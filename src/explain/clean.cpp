@@ -186,6 +186,57 @@ std::string_view continuation_text(std::string_view cur, std::string_view prev) 
   return body;
 }
 
+namespace {
+
+bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// "vllm-1  | rest": a service name, spaces, "| ".
+std::string_view compose_prefix(std::string_view line, std::string_view& source) {
+  size_t i = 0;
+  while (i < line.size() && i < 64 && (is_alnum(line[i]) || line[i] == '_' || line[i] == '.' || line[i] == '-')) ++i;
+  if (i == 0 || !is_alnum(line[0])) return line;
+  size_t j = i;
+  while (j < line.size() && line[j] == ' ') ++j;
+  if (j == i || j >= line.size() || line[j] != '|') return line;
+  source = line.substr(0, i);
+  std::string_view rest = line.substr(j + 1);
+  return !rest.empty() && rest[0] == ' ' ? rest.substr(1) : rest;
+}
+
+// "Oct 04 13:19:39 host unit[394]: rest" (journalctl, syslog).
+std::string_view syslog_prefix(std::string_view line, std::string_view& source) {
+  if (line.size() < 20 || !std::isupper(static_cast<unsigned char>(line[0])) || line[3] != ' ') return line;
+  size_t i = 4;
+  if (line[i] == ' ') ++i;  // a space-padded day
+  size_t d = digits_at(line, i);
+  if (d == 0 || d > 2) return line;
+  i += d;
+  if (line.substr(i, 1) != " " || digits_at(line, i + 1) != 2 || line.substr(i + 3, 1) != ":" || digits_at(line, i + 4) != 2 ||
+      line.substr(i + 6, 1) != ":" || digits_at(line, i + 7) != 2 || line.substr(i + 9, 1) != " ")
+    return line;
+  size_t host_end = line.find(' ', i + 10);
+  if (host_end == std::string_view::npos) return line;
+  size_t tag_end = line.find(": ", host_end + 1);
+  if (tag_end == std::string_view::npos || tag_end - host_end > 64 || line.substr(host_end + 1, tag_end - host_end - 1).find(' ') != std::string_view::npos)
+    return line;
+  source = line.substr(host_end + 1, tag_end - host_end);
+  return line.substr(tag_end + 2);
+}
+
+}  // namespace
+
+std::string_view split_aggregator_prefix(std::string_view line, std::string_view& source) {
+  source = {};
+  if (line.empty()) return line;
+  if (line.starts_with("kernel: ")) {
+    source = line.substr(0, 7);
+    return line.substr(8);
+  }
+  std::string_view rest = syslog_prefix(line, source);
+  if (!source.empty()) return rest;
+  return compose_prefix(line, source);
+}
+
 CleanLine clean_line(std::string_view raw, std::string& storage) {
   CleanLine out;
   std::string_view text = raw;
@@ -193,6 +244,7 @@ CleanLine clean_line(std::string_view raw, std::string& storage) {
     strip_ansi(raw, storage);
     text = storage;
   }
+  text = split_aggregator_prefix(text, out.source);
   text = split_rank_prefix(text, out.rank);
   // Typographic punctuation: rare, so only lines with a non-ASCII byte are looked at.
   if (has_non_ascii(text)) {

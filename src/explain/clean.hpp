@@ -7,8 +7,9 @@
 namespace cd {
 
 struct CleanLine {
-  std::string_view text;  // points into `storage` or into the raw line
-  std::string_view rank;  // "3", or empty
+  std::string_view text;    // points into `storage` or into the raw line
+  std::string_view rank;    // "3", or empty
+  std::string_view source;  // a log aggregator's service or unit ("vllm-1", "kernel:"), or empty
 };
 
 // `storage` is scratch space reused between calls; the result may point into it.
@@ -16,6 +17,11 @@ CleanLine clean_line(std::string_view raw, std::string& storage);
 
 // Removes ANSI/VT100 escape sequences (CSI, OSC, two-byte escapes).
 void strip_ansi(std::string_view in, std::string& out);
+
+// Splits a log aggregator's per-line prefix off the front and returns the rest: docker
+// compose ("vllm-1  | "), journald/syslog ("Oct 04 13:19:39 host unit[394]: "), a bare
+// "kernel: ". `source` names the service or unit (lines of different sources never join).
+std::string_view split_aggregator_prefix(std::string_view line, std::string_view& source);
 
 // Splits a launcher rank prefix off the front; returns the rest.
 std::string_view split_rank_prefix(std::string_view line, std::string_view& rank);

@@ -135,14 +135,17 @@ void LogScanner::add_segment(std::string_view seg, uint64_t line) {
     if (it != frames_.end() && line - it->second.line <= kFrameReach) frame = it->second.file;
   }
 
-  LineRef ref{0, 0, line, std::move(rank), std::move(frame)};
+  LineRef ref{0, 0, line, std::move(rank), std::move(frame), std::string(c.source)};
   // The previous line is the last one in the block (copied aside when a block is flushed).
-  std::string_view prev = prev_text_, prev_rank = prev_rank_;
+  std::string_view prev = prev_text_, prev_rank = prev_rank_, prev_source = prev_source_;
   if (!refs_.empty()) {
     prev = std::string_view(block_.data() + refs_.back().offset, refs_.back().length);
     prev_rank = refs_.back().rank;
+    prev_source = refs_.back().source;
   }
-  Continuation k = ref.rank == prev_rank ? continuation_of(prev, c.text, prev_prev_size_) : Continuation::none;
+  // Lines of different ranks or of different services never continue one another.
+  Continuation k = ref.rank == prev_rank && ref.source == prev_source ? continuation_of(prev, c.text, prev_prev_size_)
+                                                                      : Continuation::none;
   bool join = k != Continuation::none && chain_lines_ < kMaxChainLines;
   if (!join) {
     emit_joined();
@@ -175,7 +178,7 @@ void LogScanner::extend_joined(std::string_view prev, std::string_view cur, Cont
 // where the message starts. Each line is thus matched at most twice.
 void LogScanner::emit_joined() {
   if (chain_lines_ > 1 && joined_.size() <= kMaxJoined)
-    add_ref(joined_, LineRef{0, 0, chain_line_, joined_rank_, joined_frame_, chain_, true});
+    add_ref(joined_, LineRef{0, 0, chain_line_, joined_rank_, joined_frame_, {}, chain_, true});
   chain_lines_ = 1;
 }
 
@@ -192,6 +195,7 @@ void LogScanner::flush_block() {
   // The next line may continue the last one of this block (a joined line never ends a block).
   prev_text_.assign(block_, refs_.back().offset, refs_.back().length);
   prev_rank_ = refs_.back().rank;
+  prev_source_ = refs_.back().source;
   Block b{std::move(block_), std::move(refs_)};
   block_ = std::string();
   block_.reserve(limits_.block + limits_.max_line + 16);

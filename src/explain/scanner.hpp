@@ -60,6 +60,7 @@ class LogScanner {
     uint64_t line;
     std::string rank;
     std::shared_ptr<const std::string> frame;
+    std::string source;   // the aggregator's service or unit the line came from
     uint64_t chain = 0;   // lines that continue one another share a chain
     bool joined = false;  // the chain's lines so far joined into one message
   };
@@ -95,7 +96,7 @@ class LogScanner {
   // Line joining (main thread): the last line of the previous block (the previous line is
   // read from the block otherwise), the length of the line before the previous one, and the
   // chain of continued lines joined so far.
-  std::string prev_text_, prev_rank_, joined_, joined_rank_;
+  std::string prev_text_, prev_rank_, prev_source_, joined_, joined_rank_;
   std::shared_ptr<const std::string> joined_frame_;
   size_t prev_prev_size_ = 0;
   uint64_t chain_ = 0, chain_line_ = 0;

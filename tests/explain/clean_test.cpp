@@ -103,3 +103,28 @@ TEST(Clean, ContinuationLines) {
 
 }  // namespace
 }  // namespace cd
+
+namespace cd {
+namespace {
+
+TEST(Clean, AggregatorPrefixesAreSplitOff) {
+  std::string_view source;
+  EXPECT_EQ(split_aggregator_prefix("vllm-1  | ERROR 11-18 engine.py:366] boom", source), "ERROR 11-18 engine.py:366] boom");
+  EXPECT_EQ(source, "vllm-1");
+  EXPECT_EQ(split_aggregator_prefix("Oct 04 13:19:39 llm sd-webui-forge-start[394]: NVIDIA GeForce RTX 5090", source),
+            "NVIDIA GeForce RTX 5090");
+  EXPECT_EQ(source, "sd-webui-forge-start[394]:");
+  EXPECT_EQ(split_aggregator_prefix("Apr  9 19:24:11 EVE kernel: NVRM: Xid (PCI:0000:01:00): 79", source),
+            "NVRM: Xid (PCI:0000:01:00): 79");
+  EXPECT_EQ(split_aggregator_prefix("kernel: NVRM: Xid (PCI:0000:dc:00): 45", source), "NVRM: Xid (PCI:0000:dc:00): 45");
+  EXPECT_EQ(source, "kernel:");  // the same unit as in a journald line
+  // Not prefixes: a table row, a progress bar, a plain record, a line too short for syslog.
+  for (std::string_view line : {"|   0  Tesla K80   Off  |", "Epoch 3:  5%|###  | 5/100", "Loading weights: 100%|####|",
+                                "INFO 2026-12-02 10:00:00 trainer.py:1] x", "2024-04-27 10:13:05 | ERROR | stderr |", "Oct 04"}) {
+    EXPECT_EQ(split_aggregator_prefix(line, source), line) << line;
+    EXPECT_TRUE(source.empty()) << line;
+  }
+}
+
+}  // namespace
+}  // namespace cd

@@ -209,3 +209,29 @@ TEST(ScannerJoin, CaseAndPunctuationVariantsMatch) {
 
 }  // namespace
 }  // namespace cd
+
+namespace cd {
+namespace {
+
+TEST(ScannerJoin, AggregatorPrefixesAreStrippedAndServicesKeptApart) {
+  // A compose service's indented continuation joins; another service's line does not.
+  LogFacts f = scan_text(
+      "trainer-1  | RuntimeError:\n"
+      "trainer-1  |     The detected CUDA version (12.1) mismatches the version that was used to compile\n"
+      "trainer-1  |     PyTorch (11.8). Please make sure to use the same CUDA versions.\n",
+      kb_matcher());
+  ASSERT_FALSE(f.events.empty());
+  EXPECT_EQ(f.events[0].id, "toolkit.version_mismatch");
+  LogFacts g = scan_text("a-1  | Ignoring gpu device (device: 0) \nb-1  |     with Cuda compute capability 3.0. "
+                         "The minimum required Cuda capability is 3.5.\n",
+                         kb_matcher());
+  EXPECT_TRUE(g.events.empty());
+  // journald: the anchored ImportError signature sees the line start after the prefix.
+  LogFacts h = scan_text("Oct 04 13:19:39 llm app[394]: ImportError: libcudart.so.12: cannot open shared object file\n",
+                         kb_matcher());
+  ASSERT_FALSE(h.events.empty());
+  EXPECT_EQ(h.events[0].text, "ImportError: libcudart.so.12: cannot open shared object file");
+}
+
+}  // namespace
+}  // namespace cd
