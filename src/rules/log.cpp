@@ -115,6 +115,7 @@ Findings log_rules(const Model& m, const Kb& kb) {
   Findings out;
   if (const Ev* cause = pick_cause(errors)) {
     Finding f = finding_from(*cause, j);
+    add_log_context(f, j);
     note_repeats(f, *cause, errors, facts);
     std::set<std::string> seen{cause->event->signature};
     std::vector<const Ev*> later;

@@ -150,6 +150,14 @@ void join_arch(Finding& f, const LogEvent& e, const LogJoin& j) {
 
 void join_driver_too_old(Finding& f, const LogEvent& e, const LogJoin& j) {
   add_driver(f, j.model);
+  // Without this machine's driver (--no-probe, another machine's log) the log's own
+  // nvidia-smi header tells which driver raised the error.
+  if (const LogEvent* smi = first_context(j, "nvidia_smi_banner"); smi && j.model.driver.version.empty()) {
+    std::string cuda = capture(*smi, "cuda");
+    f.evidence.push_back({fmt::format("nvidia-smi in the log (line {}): driver {}{}", smi->line, capture(*smi, "driver"),
+                                      cuda.empty() ? "" : ", supports CUDA up to " + cuda),
+                          j.facts.log.source});
+  }
   if (std::string found = capture(e, "found"); !found.empty() && std::all_of(found.begin(), found.end(), ::isdigit))
     f.evidence.push_back({fmt::format("the program saw driver CUDA {}", Version::from_cuda_int(std::atoi(found.c_str())).major_minor()),
                           j.facts.log.source});
@@ -332,6 +340,22 @@ void join_nccl(Finding& f, const LogEvent&, const LogJoin& j) {
 void join_container_driver(Finding& f, const LogEvent&, const LogJoin& j) { add_driver(f, j.model); }
 
 }  // namespace
+
+void add_log_context(Finding& f, const LogJoin& j) {
+  struct Clue {
+    const char* signature;
+    const char* what;
+  };
+  static constexpr Clue clues[] = {{"log_platform_wsl", "the log comes from WSL2 ({})"},
+                                   {"log_platform_container", "the log comes from a container ({})"},
+                                   {"log_conda_env", "the program ran in conda environment {}"}};
+  for (const Clue& c : clues) {
+    const LogEvent* e = first_context(j, c.signature);
+    if (!e) continue;
+    std::string value = capture(*e, std::string_view(c.signature) == "log_conda_env" ? "env" : "hint");
+    f.evidence.push_back({fmt::format("{} (line {})", fmt::format(fmt::runtime(c.what), value), e->line), j.facts.log.source});
+  }
+}
 
 void join_facts(Finding& f, const LogEvent& e, const LogJoin& j) {
   static const std::map<std::string, void (*)(Finding&, const LogEvent&, const LogJoin&)> by_id = {

@@ -23,6 +23,11 @@ struct LogJoin {
 // Adds evidence and fix lines from the facts to `f`, the finding made of event `e`.
 void join_facts(Finding& f, const LogEvent& e, const LogJoin& j);
 
+// Evidence from what the log itself says about where it ran (WSL2, a container, a conda
+// environment) and which driver its nvidia-smi output shows: the facts of the machine that
+// wrote the log, which may not be this one.
+void add_log_context(Finding& f, const LogJoin& j);
+
 // Findings that come from context lines and facts rather than one error line.
 std::vector<Finding> derived_log_findings(const LogJoin& j, const std::vector<Finding>& so_far);
 

@@ -151,3 +151,30 @@ TEST(ExplainCorpus, HealthyLogsGiveNoErrorOrWarning) {
 
 }  // namespace
 }  // namespace cd
+
+namespace cd {
+namespace {
+
+// Context clues of the log become evidence of the cause: where it ran and, without this
+// machine's driver, the driver its own nvidia-smi header shows.
+TEST(ExplainContext, PlatformEnvironmentAndLoggedDriverAreEvidence) {
+  Findings f = explain_text(
+      "(base) root@098b49afe624:/# nvidia-smi\n"
+      "| NVIDIA-SMI 410.72       Driver Version: 410.72       CUDA Version: 10.0     |\n"
+      "  File \"/home/u/miniconda3/envs/py-dl/lib/python3.6/site-packages/tensorflow/python/client/session.py\", line 1511\n"
+      "cudaGetDevice() failed. Status: CUDA driver version is insufficient for CUDA runtime version\n"
+      "LD_LIBRARY_PATH=/usr/lib/wsl/lib\n");
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f.front().id, "driver.too_old");
+  std::string all;
+  for (const auto& e : f.front().evidence) all += e.fact + "\n";
+  EXPECT_NE(all.find("nvidia-smi in the log (line 2): driver 410.72, supports CUDA up to 10.0"), std::string::npos) << all;
+  EXPECT_NE(all.find("the log comes from a container (root@098b49afe624:) (line 1)"), std::string::npos) << all;
+  EXPECT_NE(all.find("the program ran in conda environment py-dl (line 3)"), std::string::npos) << all;
+  EXPECT_NE(all.find("the log comes from WSL2 (/usr/lib/wsl/lib) (line 5)"), std::string::npos) << all;
+  // Context alone is no finding.
+  EXPECT_TRUE(explain_text("root@098b49afe624:/# ls /usr/lib/wsl/lib\n").empty());
+}
+
+}  // namespace
+}  // namespace cd
