@@ -17,9 +17,6 @@ std::string with_flags(const std::string& pattern) { return "(?m)" + pattern; }
 RE2::Options matcher_options() {
   RE2::Options o;
   o.set_log_errors(false);
-  // Producers and pasted copies vary the case of the same message ("Driver/Library
-  // version mismatch", "Fatal error"); no signature tells causes apart by case.
-  o.set_case_sensitive(false);
   o.set_max_mem(64 << 20);
   return o;
 }
