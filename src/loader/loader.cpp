@@ -44,6 +44,23 @@ std::vector<std::string> split_search_path(std::string_view value) {
   return out;
 }
 
+std::vector<std::string> subdirs_from_ld_debug(std::string_view trace, std::string_view probe_dir) {
+  std::vector<std::string> out;
+  std::string key = "search path=" + std::string(probe_dir);
+  size_t at = trace.find(key);
+  if (at == std::string_view::npos) return out;
+  size_t end = trace.find_first_of("\t\n", at);
+  std::string_view list = trace.substr(at + 12, end == std::string_view::npos ? std::string_view::npos : end - at - 12);
+  std::string prefix = std::string(probe_dir) + "/";
+  for (const auto& d : split_search_path(list)) {
+    if (d.rfind(prefix, 0) != 0) continue;  // the directory itself ends the list
+    std::string sub = d.substr(prefix.size());
+    // Legacy lists repeat a name when AT_PLATFORM and a hwcap share it ("x86_64"); once is enough.
+    if (std::find(out.begin(), out.end(), sub) == out.end()) out.push_back(sub);
+  }
+  return out;
+}
+
 const char* via_name(Via v) {
   switch (v) {
     case Via::path: return "path";
@@ -190,6 +207,7 @@ Process::Process(LoaderSystem& sys, const std::string& executable) : sys_(sys) {
 int Process::find(std::string_view name) const {
   for (size_t i = 0; i < objects_.size(); ++i) {
     const auto& o = objects_[i];
+    if (o.unloaded) continue;
     if (o.path == name || o.soname == name || std::find(o.names.begin(), o.names.end(), name) != o.names.end())
       return static_cast<int>(i);
   }
@@ -223,6 +241,16 @@ void Process::try_dirs(const std::vector<SearchDir>& dirs, const std::string& na
     if (d.dir.empty() || d.dir[0] != '/') {
       r.tried.push_back(fmt::format("{} (from {}): relative directory, depends on the current directory; skipped", d.dir, what));
       continue;
+    }
+    // ld.so tries the hwcaps subdirectories of each directory first (elf/dl-load.c open_path).
+    for (const auto& sub : sys_.config().subdirs) {
+      if (try_file(path_join(path_join(d.dir, sub), name), r)) {
+        if (r.via != Via::error) {
+          r.via = via;
+          r.detail = fmt::format("{} ({}, subdirectory {})", what, d.raw, sub);
+        }
+        return;
+      }
     }
     std::string cand = path_join(d.dir, name);
     if (try_file(cand, r)) {
@@ -313,7 +341,7 @@ int Process::load(const std::string& name, int requester) {
   // The same file under another name (dev/inode match in ld.so) is reused.
   std::string real = sys_.realpath(req.how.path);
   for (size_t i = 0; i < objects_.size(); ++i)
-    if (objects_[i].realpath == real) {
+    if (!objects_[i].unloaded && objects_[i].realpath == real) {
       objects_[i].names.push_back(name);
       req.object = static_cast<int>(i);
       requests_.push_back(std::move(req));
@@ -347,11 +375,19 @@ void Process::load_dependencies(int first) {
 
 int Process::dlopen(const std::string& name, int caller) {
   if (caller < 0) caller = main_;
+  size_t first_request = requests_.size();
   int idx = load(name, caller);
   if (idx == -1) return -1;
   if (idx <= -2) return -2 - idx;
   load_dependencies(idx);
-  return idx;
+  // A dependency that cannot be found fails the whole dlopen, and ld.so unloads every
+  // object the call brought in (elf/dl-open.c: _dl_close_worker on the error path).
+  bool failed = false;
+  for (size_t i = first_request; i < requests_.size(); ++i) failed |= requests_[i].object < 0;
+  if (!failed) return idx;
+  for (size_t i = static_cast<size_t>(idx); i < objects_.size(); ++i) objects_[i].unloaded = true;
+  for (size_t i = first_request; i < requests_.size(); ++i) requests_[i].undone = true;
+  return -1;
 }
 
 }  // namespace cd

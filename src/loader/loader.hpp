@@ -25,7 +25,17 @@ struct LoaderConfig {
   std::string lib = "lib/x86_64-linux-gnu";  // what $LIB expands to
   std::string platform = "x86_64";           // what $PLATFORM expands to (AT_PLATFORM)
   bool secure = false;                       // setuid/setgid: LD_LIBRARY_PATH ignored
+  // Subdirectories ld.so tries inside every search directory (RPATH, LD_LIBRARY_PATH,
+  // RUNPATH, default dirs; not ld.so.cache) before the directory itself, best first:
+  // "glibc-hwcaps/x86-64-v3" … (glibc ≥ 2.33, the levels this CPU supports) and, before
+  // glibc 2.37, the legacy "tls/x86_64/x86_64" … ones. Empty = none (under --root).
+  std::vector<std::string> subdirs;
 };
+
+// The subdirectories from a `LD_DEBUG=libs` trace of the real ld.so run with
+// LD_LIBRARY_PATH=`probe_dir`: its "search path=<probe_dir>/glibc-hwcaps/x86-64-v4:…:<probe_dir>
+// (LD_LIBRARY_PATH)" line, in order, without the directory itself. Empty when absent.
+std::vector<std::string> subdirs_from_ld_debug(std::string_view trace, std::string_view probe_dir);
 
 // $LIB, $PLATFORM and default dirs for the tree at `root`: Debian/Ubuntu multiarch
 // when /usr/lib/<triplet> exists, else the lib64 layout (Fedora, RHEL, SUSE).
@@ -86,6 +96,9 @@ struct LoadedObject {
   std::vector<std::string> names;  // names it was requested under
   int loader = -1;                 // the object whose DT_NEEDED or dlopen loaded it
   const ElfDyn* elf = nullptr;
+  // Loaded by a dlopen that then failed: ld.so unmapped it again. Kept (with its requests)
+  // so a report can say what had been found; find() and later loads ignore it.
+  bool unloaded = false;
 };
 
 // The answer to one search, without loading anything.
@@ -102,6 +115,8 @@ struct LoadRequest {
   std::string name;
   int object = -1;  // -1 = failed
   Resolution how;
+  // Part of a dlopen that failed further down its tree (its object, if any, is unloaded).
+  bool undone = false;
 };
 
 // The objects one process would load, in load order (breadth-first, like ld.so).

@@ -7,6 +7,7 @@
 #include "probe/probe.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
+#include "util/subprocess.hpp"
 
 namespace cd {
 
@@ -98,9 +99,32 @@ std::vector<LibPlace> places_of(const Facts& facts, const Root& root) {
 
 }  // namespace
 
+std::vector<std::string> host_search_subdirs(const Root& root) {
+  if (!root.is_host()) return {};  // another tree's ld.so is not ours to run
+  static const std::vector<std::string> cached = [] {
+    // The real ld.so lists, for a directory on LD_LIBRARY_PATH, every subdirectory it
+    // tries: ask it (--list loads nothing) instead of re-deriving CPU levels and glibc's version.
+    std::string exe = self_exe();
+    std::string interp = "/lib64/ld-linux-x86-64.so.2";
+    try {
+      if (auto d = read_elf_dyn(exe); !d.interp.empty()) interp = d.interp;
+    } catch (const InputError&) {
+    }
+    const std::string probe_dir = "/nonexistent-cuda-doctor-probe";
+    ProcessOptions o;
+    o.timeout = std::chrono::milliseconds(3000);
+    o.env_set = {{"LD_DEBUG", "libs"}, {"LD_LIBRARY_PATH", probe_dir}};
+    o.env_unset = {"LD_DEBUG_OUTPUT", "LD_PRELOAD"};
+    auto r = run_process({interp, "--list", exe}, o);
+    return subdirs_from_ld_debug(r.err + r.out, probe_dir);
+  }();
+  return cached;
+}
+
 void probe_libs(Facts& facts, const ProbeOptions& opts) {
   auto start = std::chrono::steady_clock::now();
   LoaderConfig config = default_loader_config(opts.root);
+  config.subdirs = host_search_subdirs(opts.root);
   if (auto v = opts.getenv("LD_LIBRARY_PATH")) config.ld_library_path = split_search_path(*v);
   LoaderSystem sys(opts.root, config);
 
@@ -114,7 +138,7 @@ void probe_libs(Facts& facts, const ProbeOptions& opts) {
   for (const auto& d : read_ld_so_conf(opts.root, &conf_errors)) libs.ld_so_conf_dirs.push_back(d.dir);
   for (auto& e : conf_errors) facts.notes.push_back({"libs", std::move(e)});
 
-  LibsProbe p{sys, facts, places_of(facts, opts.root), {}, {}, {}, {}};
+  LibsProbe p{sys, facts, places_of(facts, opts.root), {}, {}, {}, {}, {}};
   libs.copies = find_library_copies(p);
   libs.resolutions = resolve_consumers(p, libs.copies);
   facts.notes.insert(facts.notes.end(), p.notes.begin(), p.notes.end());

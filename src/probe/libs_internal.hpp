@@ -33,6 +33,7 @@ struct LibsProbe {
   std::map<std::string, std::map<std::string, DistOwner>> owners;  // dist_info_dir → file basename → owner
   std::map<std::string, std::map<std::string, std::string>> toolkit_versions;  // toolkit root → key → version
   std::vector<ProbeNote> notes;
+  std::map<std::string, std::string> versions;  // in-root realpath → version of each copy found
 
   const LibPlace* place_of(const std::string& path) const;
   const DistOwner* owner_of(const LibPlace& place, const std::string& basename);
@@ -42,6 +43,9 @@ struct LibsProbe {
   std::map<std::string, std::optional<ElfSymbols>> symbols;
 };
 
+// The hwcaps subdirectories this machine's ld.so tries in each search directory (asked once
+// from the real ld.so with LD_DEBUG=libs); empty under --root.
+std::vector<std::string> host_search_subdirs(const Root& root);
 // Every copy of a tracked CUDA library reachable from the usual directories.
 std::vector<LibraryCopy> find_library_copies(LibsProbe& p);
 // What each framework (and a program without RPATH) resolves the tracked sonames to.

@@ -4,6 +4,7 @@
 // without RPATH (what LD_LIBRARY_PATH / ld.so.cache give everything else).
 #include <set>
 
+#include "loader/cudnn.hpp"
 #include "probe/libs_internal.hpp"
 #include "util/strings.hpp"
 
@@ -54,7 +55,7 @@ void record(LibsProbe& p, const Process& proc, const Consumer& c, std::vector<Li
     // The cuDNN sub-libraries are our emulation of libcudnn's lazy dlopen: a missing one
     // fails only the cuDNN calls that need it, not the import, so only found ones count.
     if (!obj && req.requester >= 0 && soname.rfind("libcudnn_", 0) == 0 &&
-        proc.objects()[req.requester].soname.rfind("libcudnn.so", 0) == 0)
+        proc.objects()[req.requester].soname.rfind("libcudnn", 0) == 0)
       continue;
     LibraryResolution r;
     r.consumer = c.label;
@@ -95,18 +96,6 @@ void record(LibsProbe& p, const Process& proc, const Consumer& c, std::vector<Li
   }
 }
 
-// cuDNN 9's libcudnn.so is a shim that dlopens its sub-libraries by soname.
-void load_cudnn_sublibs(Process& proc) {
-  for (size_t i = 0; i < proc.objects().size(); ++i) {
-    const std::string so = proc.objects()[i].soname;
-    if (so.rfind("libcudnn.so.", 0) != 0) continue;
-    std::string major = so.substr(12);
-    for (const char* sub : {"graph", "engines_precompiled", "engines_runtime_compiled", "heuristic", "ops", "cnn", "adv"})
-      proc.dlopen(std::string("libcudnn_") + sub + ".so." + major, static_cast<int>(i));
-    return;
-  }
-}
-
 void torch_consumer(LibsProbe& p, const PythonEnv& env, const std::string& sp, std::vector<LibraryResolution>& out) {
   const Root& root = p.sys.root();
   std::string torch = path_join(sp, "torch");
@@ -128,7 +117,11 @@ void torch_consumer(LibsProbe& p, const PythonEnv& env, const std::string& sp, s
   if (ext.empty()) ext = root.glob(torch, "_C*.so");
   if (!ext.empty()) proc.dlopen(ext.front());  // from torch._C import *
   if (proc.find("libtorch_cuda.so") < 0) proc.dlopen(path_join(lib, "libtorch_cuda.so"));
-  load_cudnn_sublibs(proc);
+  load_cudnn_sublibs(proc, [&](int i) {
+    const std::string& real = proc.objects()[i].realpath;
+    auto it = p.versions.find(real);
+    return it == p.versions.end() ? version_from_filename(path_basename(real)) : it->second;
+  });
   record(p, proc, c, out);
 }
 
@@ -154,6 +147,8 @@ void jax_consumers(LibsProbe& p, const PythonEnv& env, const std::string& sp, st
 
 std::vector<LibraryResolution> resolve_consumers(LibsProbe& p, const std::vector<LibraryCopy>& copies) {
   std::vector<LibraryResolution> out;
+  for (const auto& c : copies)
+    if (!c.version.empty()) p.versions.emplace(c.realpath, c.version);
   for (const auto& env : p.facts.pythons)
     for (const auto& sp : env.site_packages) {
       torch_consumer(p, env, sp, out);

@@ -223,6 +223,31 @@ void cudnn_mismatch(const Facts& f, const Kb& kb, Findings& out) {
     const LibraryCopy* got = copy_at(f, r.realpath);
     std::string runtime = got ? got->version : "";
     std::string runtime_src = got ? got->version_source : "";
+    // cuDNN 9's libcudnn.so is a shim: cudnnGetVersion and every other call go to the
+    // libcudnn_graph it dlopens, searched after LD_LIBRARY_PATH (its RUNPATH is $ORIGIN).
+    // Another copy's graph library means the version torch sees, and the one that runs, is that one.
+    const LibraryResolution* graph = nullptr;
+    for (const auto& g : f.libs.resolutions)
+      if (g.consumer == r.consumer && g.soname.rfind("libcudnn_graph.so", 0) == 0 && !g.path.empty()) graph = &g;
+    const LibraryCopy* gc = graph ? copy_at(f, graph->realpath) : nullptr;
+    if (got && gc && gc->realpath != got->realpath && !gc->version.empty() && !same_version(gc->version, got->version)) {
+      Finding x = new_finding("libs.cudnn_mismatch", Severity::error, r.consumer,
+                              fmt::format("{} loads cuDNN {} ({}) but its sub-libraries {} ({} via {}): the first cuDNN call fails",
+                                          r.consumer, shown_version(*got), r.path, shown_version(*gc), path_dirname(graph->path), graph->via));
+      x.evidence.push_back({fmt::format("gets {} ({}) via {}", r.path, shown_version(*got), r.detail.empty() ? r.via : r.detail), kEmulation});
+      x.evidence.push_back({fmt::format("{} dlopens {} → {} ({}) via {}", path_basename(r.path), graph->soname, graph->path,
+                                        shown_version(*gc), graph->detail.empty() ? graph->via : graph->detail),
+                            kEmulation});
+      x.explanation = fmt::format(
+          "libcudnn.so is only a front: cudnnGetVersion and every other call run in the sub-libraries it loads at first use, "
+          "and those are found through LD_LIBRARY_PATH before libcudnn's own directory. torch then sees cuDNN {} and refuses "
+          "it (\"cuDNN version incompatibility\"), or cuDNN stops with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH. The import itself works.",
+          shown_version(*gc));
+      if (graph->via == "LD_LIBRARY_PATH") x.fix.push_back(ldlp_without(f, {path_normalize(path_dirname(graph->path))}));
+      x.fix.push_back(fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}", path_dirname(r.path)));
+      out.push_back(std::move(x));
+      continue;
+    }
     if (env && env->deep.ran && !env->deep.cudnn_version.empty())
       runtime = cudnn_int_version(env->deep.cudnn_version), runtime_src = "--deep: torch.backends.cudnn.version()";
     if (expected.empty() || runtime.empty() || same_version(expected, runtime)) continue;

@@ -3,6 +3,8 @@
 // the same file `ld.so --list` reports (or to "not found" in both).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "loader/elf_fixtures.hpp"
 #include "loader/loader.hpp"
 
@@ -207,7 +209,8 @@ TEST(LoaderRooted, CacheAndSymlinksStayInsideTheRoot) {
   // that only makes sense inside the tree.
   TempDir t;
   std::string root_dir = t / "root";
-  ASSERT_EQ(build_elf(root_dir + "/opt/real/libQ.so.1.2.3", LibSpec().with_soname("libQ.so.1").with_value(5)), "");
+  // -nostdlib: no DT_NEEDED libc.so.6, which the tree lacks (a dlopen missing a dependency fails).
+  ASSERT_EQ(build_elf(root_dir + "/opt/real/libQ.so.1.2.3", LibSpec().with_soname("libQ.so.1").with_value(5).with_extra("-nostdlib")), "");
   fs::create_directories(root_dir + "/opt/q");
   fs::create_symlink("/opt/real/libQ.so.1.2.3", root_dir + "/opt/q/libQ.so.1");
   write_file(root_dir + "/etc/ld.so.conf", "/opt/q\n");
@@ -237,6 +240,61 @@ TEST(LoaderConfigTest, SplitsLdLibraryPathLikeLdSo) {
   EXPECT_EQ(dirs[2].dir, "$ORIGINAL/z");  // not a token: kept as written
   EXPECT_EQ(dirs[3].dir, "/abs");
   EXPECT_EQ(dirs[0].raw, "$ORIGIN/x");
+}
+
+}  // namespace
+}  // namespace cd
+
+namespace cd {
+namespace {
+
+using namespace cd::testing;
+
+TEST(SearchSubdirs, ParsedFromTheRealLdDebugTrace) {
+  auto r = sh("env -i LD_DEBUG=libs LD_LIBRARY_PATH=/nonexistent-cd-sub /bin/true");
+  auto subs = subdirs_from_ld_debug(r.out, "/nonexistent-cd-sub");
+  ASSERT_FALSE(subs.empty()) << r.out.substr(0, 500);
+  EXPECT_EQ(subs.front().rfind("glibc-hwcaps/", 0), 0u) << subs.front();
+  for (const auto& s : subs) EXPECT_EQ(s.find("nonexistent"), std::string::npos) << s;
+  // Legacy lists name x86_64 twice (AT_PLATFORM and a hwcap): kept once.
+  std::set<std::string> unique(subs.begin(), subs.end());
+  EXPECT_EQ(unique.size(), subs.size());
+  EXPECT_TRUE(subdirs_from_ld_debug("nothing here", "/x").empty());
+}
+
+TEST(SearchSubdirs, AHwcapsCopyWinsOverTheDirectoryItself) {
+  auto r = sh("env -i LD_DEBUG=libs LD_LIBRARY_PATH=/nonexistent-cd-sub /bin/true");
+  auto subs = subdirs_from_ld_debug(r.out, "/nonexistent-cd-sub");
+  ASSERT_FALSE(subs.empty());
+  TempDir t;
+  // The lowest-priority supported subdirectory (x86-64-v2 on any current x86-64 CPU).
+  std::string sub;
+  for (const auto& s : subs)
+    if (s.rfind("glibc-hwcaps/", 0) == 0) sub = s;
+  ASSERT_EQ(build_elf(t / "d/libA.so", LibSpec().with_soname("libA.so").with_value(1)), "");
+  ASSERT_EQ(build_elf(t / ("d/" + sub + "/libA.so"), LibSpec().with_soname("libA.so").with_value(2)), "");
+  std::string bin = t / "bin/exe";
+  ASSERT_EQ(build_elf(bin, LibSpec().with_needed(std::vector<std::string>{t / "d/libA.so"}).with_runpath("$ORIGIN/../d"), true), "");
+  auto real = ld_so_list(bin, "");
+  ASSERT_EQ(canon(real["libA.so"]), canon(t / ("d/" + sub + "/libA.so")));
+  Root root;
+  LoaderConfig cfg = default_loader_config(root);
+  cfg.subdirs = subs;
+  LoaderSystem sys(root, cfg);
+  Process p(sys, bin);
+  int a = p.find("libA.so");
+  ASSERT_GE(a, 0);
+  EXPECT_EQ(canon(p.objects()[a].path), canon(real["libA.so"]));
+  for (const auto& req : p.requests())
+    if (req.name == "libA.so") {
+      EXPECT_EQ(req.how.via, Via::runpath);
+      EXPECT_NE(req.how.detail.find(sub), std::string::npos) << req.how.detail;
+    }
+  // Without the subdirectories (what --root assumes) the plain copy would be predicted.
+  LoaderConfig plain = default_loader_config(root);
+  LoaderSystem sys2(root, plain);
+  Process q(sys2, bin);
+  EXPECT_EQ(canon(q.objects()[static_cast<size_t>(q.find("libA.so"))].path), canon(t / "d/libA.so"));
 }
 
 }  // namespace

@@ -44,6 +44,8 @@ class LibsProbeTest : public ::testing::Test {
     link("libcudnn.so.9.14.0", kSys + "/libcudnn.so.9");
     lib(kSys + "/libcudnn_ops.so.9.14.0", "libcudnn_ops.so.9");
     link("libcudnn_ops.so.9.14.0", kSys + "/libcudnn_ops.so.9");
+    lib(kSys + "/libcudnn_graph.so.9.14.0", "libcudnn_graph.so.9");
+    link("libcudnn_graph.so.9.14.0", kSys + "/libcudnn_graph.so.9");
     lib(kSys + "/libnccl.so.2.28.3", "libnccl.so.2");
     link("libnccl.so.2.28.3", kSys + "/libnccl.so.2");
     // The toolkit: version from version.json.
@@ -53,7 +55,9 @@ class LibsProbeTest : public ::testing::Test {
     // The wheels torch depends on (cu13 layout), with RUNPATH $ORIGIN like NVIDIA's.
     lib(kSite + "/nvidia/cudnn/lib/libcudnn.so.9", "libcudnn.so.9", "$ORIGIN");
     lib(kSite + "/nvidia/cudnn/lib/libcudnn_ops.so.9", "libcudnn_ops.so.9", "$ORIGIN");
-    record("nvidia_cudnn_cu13-9.19.0.56.dist-info", {"nvidia/cudnn/lib/libcudnn.so.9", "nvidia/cudnn/lib/libcudnn_ops.so.9"});
+    lib(kSite + "/nvidia/cudnn/lib/libcudnn_graph.so.9", "libcudnn_graph.so.9", "$ORIGIN");
+    record("nvidia_cudnn_cu13-9.19.0.56.dist-info", {"nvidia/cudnn/lib/libcudnn.so.9", "nvidia/cudnn/lib/libcudnn_ops.so.9",
+                                                       "nvidia/cudnn/lib/libcudnn_graph.so.9"});
     lib(kSite + "/nvidia/nccl/lib/libnccl.so.2", "libnccl.so.2", "$ORIGIN");
     record("nvidia_nccl_cu13-2.28.9.dist-info", {"nvidia/nccl/lib/libnccl.so.2"});
     lib(kSite + "/nvidia/cu13/lib/libcudart.so.13", "libcudart.so.13", "$ORIGIN");
@@ -146,7 +150,7 @@ TEST_F(LibsProbeTest, FindsEveryCopyWithVersionAndOrigin) {
 
   EXPECT_NE(copy_in(f, "libnccl.so.2", kSys), nullptr);
   EXPECT_EQ(copy_in(f, "libnccl.so.2", kSite)->version, "2.28.9");
-  EXPECT_EQ(f.libs.copies.size(), 8u);  // cudnn+ops ×2, nccl ×2, cudart ×2
+  EXPECT_EQ(f.libs.copies.size(), 10u);  // cudnn+ops+graph ×2, nccl ×2, cudart ×2
 }
 
 TEST_F(LibsProbeTest, TorchGetsTheWheelsThroughItsRpath) {
@@ -181,6 +185,30 @@ TEST_F(LibsProbeTest, LdLibraryPathDoesNotBeatTorchsRpath) {
   const LibraryResolution* plain = resolution(f, "a program without RPATH", "libnccl.so.2");
   EXPECT_EQ(plain->via, "LD_LIBRARY_PATH");
   EXPECT_TRUE(copy_in(f, "libnccl.so.2", kSys)->on_ld_library_path);
+}
+
+// LD_LIBRARY_PATH with the system lib dir: the shim is torch's (RPATH), its sub-libraries the
+// system's (libcudnn.so.9's dlopen searches LD_LIBRARY_PATH before its RUNPATH $ORIGIN). The
+// wheel's 9.19.0.56 shim first asks for libcudnn_graph.so.9.19.0, which no directory has.
+TEST_F(LibsProbeTest, LdLibraryPathGivesTheWheelShimTheSystemSubLibraries) {
+  Facts f = probe({{"LD_LIBRARY_PATH", kSys}});
+  const LibraryResolution* shim = resolution(f, "torch", "libcudnn.so.9");
+  ASSERT_NE(shim, nullptr);
+  EXPECT_EQ(shim->realpath, kSite + "/nvidia/cudnn/lib/libcudnn.so.9");
+  const LibraryResolution* graph = resolution(f, "torch", "libcudnn_graph.so.9");
+  ASSERT_NE(graph, nullptr);
+  EXPECT_EQ(graph->realpath, kSys + "/libcudnn_graph.so.9.14.0");
+  EXPECT_EQ(graph->via, "LD_LIBRARY_PATH");
+  EXPECT_EQ(graph->requested_by, kSite + "/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9");
+  // Without it, the graph library next to the shim.
+  Facts plain = probe();
+  EXPECT_EQ(resolution(plain, "torch", "libcudnn_graph.so.9")->realpath, kSite + "/nvidia/cudnn/lib/libcudnn_graph.so.9");
+  EXPECT_EQ(resolution(plain, "torch", "libcudnn_graph.so.9")->via, "RUNPATH");
+  // A versioned name the shim asks for first wins even over LD_LIBRARY_PATH.
+  fs::copy_file(R(kSite + "/nvidia/cudnn/lib/libcudnn_graph.so.9"), R(kSite + "/nvidia/cudnn/lib/libcudnn_graph.so.9.19.0"));
+  Facts versioned = probe({{"LD_LIBRARY_PATH", kSys}});
+  EXPECT_EQ(resolution(versioned, "torch", "libcudnn_graph.so.9")->realpath,
+            kSite + "/nvidia/cudnn/lib/libcudnn_graph.so.9.19.0");
 }
 
 TEST_F(LibsProbeTest, MissingWheelFallsBackToTheSystemCopy) {

@@ -167,6 +167,34 @@ TEST(LibsRules, CudnnMismatchUsesTheDeepVersionWhenItRan) {
   EXPECT_NE(m[0].title.find("cuDNN 8.9.7"), std::string::npos) << m[0].title;
 }
 
+// The review bug: LD_LIBRARY_PATH names the system lib dir. torch's libcudnn.so.9 still comes
+// from its wheel (DT_RPATH), but the sub-libraries that shim dlopens are searched
+// LD_LIBRARY_PATH first, so cudnnGetVersion answers 9.14.0 (tests/loader/cudnn_test.cpp
+// shows it with the real libcudnn.so.9).
+TEST(LibsRules, SystemCudnnSubLibrariesOnLdLibraryPathBreakTheWheelsShim) {
+  Facts f = h200();
+  f.libs.ld_library_path = {kSys};
+  std::string wgraph = kSite + "/nvidia/cudnn/lib/libcudnn_graph.so.9";
+  f.libs.copies.push_back(copy("cudnn", "libcudnn_graph.so.9", kSys + "/libcudnn_graph.so.9", kSys + "/libcudnn_graph.so.9.14.0",
+                               "9.14.0", "system", true));
+  f.libs.copies.push_back(copy("cudnn", "libcudnn_graph.so.9", wgraph, wgraph, "9.19.0.56", "wheel:nvidia-cudnn-cu13 (/opt/torch/.venv)"));
+  LibraryResolution g = res(kTorch, kVenv, "cudnn", "libcudnn_graph.so.9", kSys + "/libcudnn_graph.so.9",
+                            kSys + "/libcudnn_graph.so.9.14.0", "LD_LIBRARY_PATH");
+  g.requested_by = kSite + "/nvidia/cudnn/lib/libcudnn.so.9";
+  f.libs.resolutions.push_back(g);
+  Findings m = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.cudnn_mismatch");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].severity, Severity::error);
+  EXPECT_NE(m[0].title.find("loads cuDNN 9.19.0.56"), std::string::npos) << m[0].title;
+  EXPECT_NE(m[0].title.find("sub-libraries 9.14.0 (" + kSys + " via LD_LIBRARY_PATH)"), std::string::npos) << m[0].title;
+  EXPECT_TRUE(evidence_contains(m[0], "libcudnn.so.9 dlopens libcudnn_graph.so.9"));
+  EXPECT_EQ(m[0].fix.front(), "unset LD_LIBRARY_PATH");
+  // The wheel's own graph library next to the shim: healthy again.
+  f.libs.resolutions.back().path = f.libs.resolutions.back().realpath = wgraph;
+  f.libs.resolutions.back().via = "RUNPATH";
+  EXPECT_TRUE(with_id(cdtest::run_rule(cd::libs_rules, f), "libs.cudnn_mismatch").empty());
+}
+
 TEST(LibsRules, NotFoundNamesTheWheelToReinstall) {
   Facts f = h200();
   auto& r = f.libs.resolutions[1];
