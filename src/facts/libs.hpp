@@ -60,4 +60,33 @@ struct LibsFacts {
 };
 CD_JSON(LibsFacts, copies, resolutions, ld_cache_format, ld_so_conf_dirs, default_dirs, ld_library_path, seconds)
 
+// `cuda-doctor libs`: one process, emulated (FILE…, --python) or live (--pid). Not part of
+// Facts (check does not record it); the libs subcommand's own observations.
+struct LoadedLibrary {
+  std::string name;          // the name asked for ("libcudnn.so.9", a path for dlopen by path)
+  std::string requested_by;  // the asking object's path; "LD_PRELOAD", "dlopen", "executable"
+  int depth = 0;             // 0 = the file itself / a preload; n = n DT_NEEDED / dlopen steps below
+  std::string path;          // as opened; "" = failed
+  std::string realpath;
+  std::string soname;
+  std::string via;           // via_name(): "RPATH", "LD_LIBRARY_PATH", "already loaded", "not found", …
+  std::string detail;
+  std::vector<std::string> tried;
+  bool unloaded = false;     // loaded by a dlopen that failed further down: unmapped again
+  std::string family;        // CUDA library family ("cudnn"), "" for anything else
+  std::string version;       // of the file: wheel RECORD, file name; "" when unknown
+};
+CD_JSON(LoadedLibrary, name, requested_by, depth, path, realpath, soname, via, detail, tried, unloaded, family, version)
+
+struct ProcessLibs {
+  std::string subject;  // "/usr/bin/app", "pid 4242 (python3)", "python /opt/torch/.venv/bin/python3"
+  std::string kind;     // "file", "pid", "python"
+  std::vector<LoadedLibrary> loads;   // every request in load order (file, python)
+  std::vector<LoadedLibrary> mapped;  // --pid: files mapped in /proc/PID/maps, in address order, once each (path only)
+  std::vector<std::string> ld_library_path;
+  std::vector<std::string> preload;   // LD_PRELOAD / --preload, in order
+  std::string error;                  // why the process could not be read ("" = fine)
+};
+CD_JSON(ProcessLibs, subject, kind, loads, mapped, ld_library_path, preload, error)
+
 }  // namespace cd

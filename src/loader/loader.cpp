@@ -176,8 +176,11 @@ std::vector<SearchDir> LoaderSystem::expand(const std::string& list, const std::
 // ---------------------------------------------------------------------------
 // Process: search and breadth-first loading
 
-Process::Process(LoaderSystem& sys, const std::string& executable) : sys_(sys) {
-  if (executable.empty()) return;
+Process::Process(LoaderSystem& sys, const std::string& executable, const std::vector<std::string>& preload) : sys_(sys) {
+  if (executable.empty()) {
+    for (const auto& name : preload) dlopen(name);
+    return;
+  }
   std::string error;
   const ElfDyn* elf = sys_.elf(executable, &error);
   LoadedObject exe;
@@ -201,7 +204,17 @@ Process::Process(LoaderSystem& sys, const std::string& executable) : sys_(sys) {
     rtld.names = {elf->interp};
     objects_.push_back(std::move(rtld));
   }
-  load_dependencies(0);
+  // The preloads are mapped first; then the breadth-first walk goes over the executable's
+  // DT_NEEDED and after them the preloads' (_dl_map_object_deps with the preloads appended).
+  std::vector<int> roots{0};
+  for (const auto& name : preload) {
+    size_t at = requests_.size();
+    int idx = load(name, 0);
+    requests_[at].requester = -1;  // asked by LD_PRELOAD, searched as the executable's
+    requests_[at].preload = true;
+    if (idx >= 0) roots.push_back(idx);
+  }
+  load_dependencies(roots);
 }
 
 int Process::find(std::string_view name) const {
@@ -360,8 +373,8 @@ int Process::load(const std::string& name, int requester) {
   return static_cast<int>(objects_.size()) - 1;
 }
 
-void Process::load_dependencies(int first) {
-  std::deque<int> queue{first};
+void Process::load_dependencies(std::vector<int> first) {
+  std::deque<int> queue(first.begin(), first.end());
   while (!queue.empty()) {
     int o = queue.front();
     queue.pop_front();
@@ -379,7 +392,7 @@ int Process::dlopen(const std::string& name, int caller) {
   int idx = load(name, caller);
   if (idx == -1) return -1;
   if (idx <= -2) return -2 - idx;
-  load_dependencies(idx);
+  load_dependencies({idx});
   // A dependency that cannot be found fails the whole dlopen, and ld.so unloads every
   // object the call brought in (elf/dl-open.c: _dl_close_worker on the error path).
   bool failed = false;

@@ -117,6 +117,7 @@ struct LoadRequest {
   Resolution how;
   // Part of a dlopen that failed further down its tree (its object, if any, is unloaded).
   bool undone = false;
+  bool preload = false;  // an LD_PRELOAD entry
 };
 
 // The objects one process would load, in load order (breadth-first, like ld.so).
@@ -124,7 +125,9 @@ class Process {
  public:
   // `executable` (in-root path; "" for none) is object 0 when given; its own DT_NEEDED
   // are loaded too, as when the program starts.
-  Process(LoaderSystem& sys, const std::string& executable);
+  // `preload` (LD_PRELOAD, in order) is loaded right after the executable and before its
+  // DT_NEEDED, searched as the executable's own dependencies (elf/rtld.c), so its sonames win.
+  Process(LoaderSystem& sys, const std::string& executable, const std::vector<std::string>& preload = {});
 
   // dlopen(name) called from object `caller` (-1 = the executable). Returns the
   // object index or -1; its dependencies are loaded breadth-first.
@@ -139,7 +142,7 @@ class Process {
 
  private:
   int load(const std::string& name, int requester);
-  void load_dependencies(int first);
+  void load_dependencies(std::vector<int> first);
   void try_dirs(const std::vector<SearchDir>& dirs, const std::string& name, Via via, const std::string& what,
                 Resolution& r) const;
   bool try_file(const std::string& path, Resolution& r) const;

@@ -46,6 +46,10 @@ struct LibsProbe {
 // The hwcaps subdirectories this machine's ld.so tries in each search directory (asked once
 // from the real ld.so with LD_DEBUG=libs); empty under --root.
 std::vector<std::string> host_search_subdirs(const Root& root);
+// Emulates `import torch` from site-packages `sp` of `env` into `proc` (global deps, torch's own
+// preloading when its __init__.py does it, torch._C, cuDNN's sub-libraries at the first
+// convolution). False when `sp` has no CUDA torch.
+bool import_torch(LibsProbe& p, const PythonEnv& env, const std::string& sp, Process& proc);
 // Every copy of a tracked CUDA library reachable from the usual directories.
 std::vector<LibraryCopy> find_library_copies(LibsProbe& p);
 // What each framework (and a program without RPATH) resolves the tracked sonames to.

@@ -96,33 +96,96 @@ void record(LibsProbe& p, const Process& proc, const Consumer& c, std::vector<Li
   }
 }
 
-void torch_consumer(LibsProbe& p, const PythonEnv& env, const std::string& sp, std::vector<LibraryResolution>& out) {
+// The (folder, pattern) pairs of torch/__init__.py's _preload_cuda_deps list, in order:
+// ("cublas", "libcublasLt.so.*[0-9]"), … Read from the installed file, so each torch
+// release's own list and order is used.
+std::vector<std::pair<std::string, std::string>> preload_list(const std::string& init) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t at = init.find("def _preload_cuda_deps");
+  if (at == std::string::npos) return out;
+  size_t end = init.find("\ndef ", at + 1);
+  std::string body = init.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  auto quoted = [&](size_t& i, std::string& v) {
+    while (i < body.size() && (body[i] == ' ' || body[i] == '\n')) ++i;
+    if (i >= body.size() || body[i] != '"') return false;
+    size_t close = body.find('"', i + 1);
+    if (close == std::string::npos) return false;
+    v = body.substr(i + 1, close - i - 1);
+    i = close + 1;
+    return true;
+  };
+  for (size_t i = body.find('('); i != std::string::npos; i = body.find('(', i + 1)) {
+    size_t j = i + 1;
+    std::string folder, pattern;
+    if (!quoted(j, folder)) continue;
+    while (j < body.size() && body[j] == ' ') ++j;
+    if (j >= body.size() || body[j] != ',') continue;
+    ++j;
+    if (!quoted(j, pattern) || pattern.rfind("lib", 0) != 0) continue;
+    out.emplace_back(folder, pattern);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool import_torch(LibsProbe& p, const PythonEnv& env, const std::string& sp, Process& proc) {
   const Root& root = p.sys.root();
   std::string torch = path_join(sp, "torch");
   std::string lib = path_join(torch, "lib");
-  if (!p.sys.is_file(path_join(lib, "libtorch_cuda.so"))) return;  // CPU build or no torch here
-  Consumer c;
-  c.env = &env;
-  c.pkg = package(env, "torch");
-  std::string version = !env.torch.version.empty() ? env.torch.version : c.pkg ? c.pkg->version : "";
-  c.label = "torch " + (version.empty() ? std::string("?") : version) + " (" + (env.prefix.empty() ? sp : env.prefix) + ")";
-  if (read_file_sized(root, path_join(torch, "__init__.py"), 1u << 20).value_or("").find("_preload_cuda_deps") != std::string::npos)
-    for (const auto& s : env.site_packages)
-      for (const auto& sub : root.list(path_join(s, "nvidia"))) c.preload_dirs.push_back(path_join(s, "nvidia/" + sub + "/lib"));
-
-  Process proc(p.sys, env.interpreter);
+  if (!p.sys.is_file(path_join(lib, "libtorch_cuda.so"))) return false;  // CPU build or no torch here
+  std::string init = read_file_sized(root, path_join(torch, "__init__.py"), 4u << 20).value_or("");
   std::string global_deps = path_join(lib, "libtorch_global_deps.so");
   if (p.sys.is_file(global_deps)) proc.dlopen(global_deps);  // ctypes.CDLL(..., RTLD_GLOBAL) in torch/__init__.py
+  // Newer torch (2.9+): after loading the global deps, if /proc/self/maps shows a libcudart.so,
+  // _preload_cuda_deps() ctypes.CDLLs the first sys.path match of each library by its path
+  // (nvidia/<folder>/lib, nvidia/cu<major>/lib, <folder>/lib). A required one missing raises
+  // ValueError, which ends the preloading (the caller's `except Exception: pass`).
+  bool cudart = false;
+  for (const auto& o : proc.objects()) cudart |= !o.unloaded && o.path.find("libcudart.so") != std::string::npos;
+  if (cudart && init.find("_preload_cuda_deps()") != std::string::npos && init.find("/proc/self/maps") != std::string::npos) {
+    std::string major = env.torch.cuda.substr(0, env.torch.cuda.find('.'));
+    for (const auto& [folder, pattern] : preload_list(init)) {
+      std::string found;
+      for (const auto& s : env.site_packages) {
+        std::vector<std::string> dirs = {path_join(s, "nvidia/" + folder + "/lib")};
+        if (!major.empty()) dirs.push_back(path_join(s, "nvidia/cu" + major + "/lib"));
+        dirs.push_back(path_join(s, folder + "/lib"));
+        for (const auto& d : dirs)
+          if (auto m = root.glob(d, pattern); !m.empty() && found.empty()) found = m.front();
+        if (!found.empty()) break;
+      }
+      if (found.empty()) break;
+      proc.dlopen(found);
+    }
+  }
   auto ext = root.glob(torch, "_C.*.so");
   if (ext.empty()) ext = root.glob(torch, "_C*.so");
   if (!ext.empty()) proc.dlopen(ext.front());  // from torch._C import *
   if (proc.find("libtorch_cuda.so") < 0) proc.dlopen(path_join(lib, "libtorch_cuda.so"));
+  // The first convolution: cuDNN loads its sub-libraries.
   load_cudnn_sublibs(proc, [&](int i) {
     const std::string& real = proc.objects()[i].realpath;
     auto it = p.versions.find(real);
     return it == p.versions.end() ? version_from_filename(path_basename(real)) : it->second;
   });
-  record(p, proc, c, out);
+  return true;
+}
+
+namespace {
+
+void torch_consumer(LibsProbe& p, const PythonEnv& env, const std::string& sp, std::vector<LibraryResolution>& out) {
+  const Root& root = p.sys.root();
+  Consumer c;
+  c.env = &env;
+  c.pkg = package(env, "torch");
+  std::string version = !env.torch.version.empty() ? env.torch.version : c.pkg ? c.pkg->version : "";
+  c.label = "torch " + (version.empty() ? std::string("?") : version) + " (" + (env.prefix.empty() ? sp : env.prefix) + ")";
+  if (read_file_sized(root, path_join(sp, "torch/__init__.py"), 4u << 20).value_or("").find("_preload_cuda_deps") != std::string::npos)
+    for (const auto& s : env.site_packages)
+      for (const auto& sub : root.list(path_join(s, "nvidia"))) c.preload_dirs.push_back(path_join(s, "nvidia/" + sub + "/lib"));
+  Process proc(p.sys, env.interpreter);
+  if (import_torch(p, env, sp, proc)) record(p, proc, c, out);
 }
 
 void jax_consumers(LibsProbe& p, const PythonEnv& env, const std::string& sp, std::vector<LibraryResolution>& out) {

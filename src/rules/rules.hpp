@@ -4,6 +4,7 @@
 // (derive/model.hpp: the facts and what follows from them).
 #include <vector>
 
+#include "derive/libs_view.hpp"
 #include "derive/model.hpp"
 #include "facts/finding.hpp"
 #include "kb/kb.hpp"
@@ -21,6 +22,9 @@ Findings framework_rules(const Model&, const Kb&);  // rules/framework.cpp: fram
 Findings libs_rules(const Model&, const Kb&);       // rules/libs.cpp: libs.*
 Findings log_rules(const Model&, const Kb&);        // rules/log.cpp: explain's LogEvents -> findings
 Findings verify_rules(const Model&, const Kb&);     // rules/verify.cpp: verify results -> findings
+// rules/libs_process.cpp: one process of `cuda-doctor libs` (libs.duplicate_copies when a family
+// is loaded twice, libs.not_found for a CUDA library that resolves nowhere).
+Findings libs_process_rules(const ProcessView& view);
 
 // A finding with its identity filled in; the rule adds evidence, explanation and fix.
 // `layer` defaults to the id's prefix ("driver.too_old" -> "driver").
