@@ -17,6 +17,12 @@ std::vector<GpuTarget> gpu_targets(const std::vector<MachineGpu>& gpus);
 
 PlatformModel derive_platform(const Facts& f);                   // derive/platform.cpp
 
+// derive/processes.cpp: each NVML process's state, owner, age, idle time and place; each
+// GPU's memory against what its processes account for.
+std::vector<GpuProcessModel> derive_processes(const Facts& f, const std::vector<MachineGpu>& gpus);
+std::vector<GpuMemoryModel> derive_gpu_memory(const Facts& f, const std::vector<MachineGpu>& gpus);
+std::vector<const DeviceHolder*> holders_without_context(const DriverFacts& d);
+
 // The command that runs an environment's Python: its interpreter, else PREFIX/bin/python,
 // else "python3" (no environment known).
 std::string python_cmd(const PythonEnv* env);                     // derive/envs.cpp

@@ -96,6 +96,40 @@ struct MeasurementModel {
   bool below_expected = false;  // under the knowledge base's threshold (a fraction of the expected figure)
 };
 
+// Where a GPU process lives, from its cgroup path and environment (derive/processes.cpp).
+struct ProcessPlace {
+  std::string container_runtime;  // "docker", "containerd", "cri-o", "podman"; "" = not in a container
+  std::string container_id;       // the full id from the cgroup path
+  std::string pod_uid;            // Kubernetes pod (kubepods…pod<uid>); "" otherwise
+  std::string slurm_job;          // SLURM_JOB_ID, else job_N of the cgroup path
+  std::string systemd_unit;       // the last *.service / *.scope of the path that is not a container's
+  std::string label;              // one line for people: "k8s pod 1b2c… container 3f2a1b0c4d5e (containerd)"
+};
+ProcessPlace process_place(const std::string& cgroup, const std::string& slurm_job_id);
+
+enum class ProcState { running, sleeping, stopped, zombie, disk_sleep, gone, not_visible, unknown };
+const char* proc_state_name(ProcState s);  // "stopped", "D (uninterruptible)", "not visible here"
+
+// One process of facts.driver.processes with what follows from it (derive/processes.cpp).
+struct GpuProcessModel {
+  const GpuProcess* process = nullptr;
+  int gpu = -1;             // index into Model::gpus; -1 when its uuid matches none
+  ProcState state = ProcState::unknown;
+  bool own = false;         // same uid as cuda-doctor
+  double age_s = -1;        // since it started; -1 unknown
+  double idle_s = -1;       // since its last GPU activity sample; -1 unknown
+  bool idle_lower_bound = false;  // no activity sample at all: idle at least idle_s (NVML's buffer span)
+  int container_pid = -1;   // its PID inside its own PID namespace (NSpid's last entry), when nested
+  ProcessPlace place;
+};
+
+// Per GPU: the memory NVML says is used against what its processes account for.
+struct GpuMemoryModel {
+  uint64_t accounted_mib = 0;    // sum of the listed processes' memory on it
+  uint64_t unaccounted_mib = 0;  // used − accounted (used excludes the driver's reserve when NVML gives it)
+  bool near_full = false;        // used + reserved ≥ 95 % of total
+};
+
 struct Model {
   explicit Model(const Facts& f) : facts(f) {}
   const Facts& facts;
@@ -107,6 +141,10 @@ struct Model {
   PlatformModel platform;
   std::vector<EnvModel> envs;       // one per facts.pythons, same order
   std::vector<MeasurementModel> measurements;  // one per facts.verify.measurements, same order
+  std::vector<GpuProcessModel> processes;  // one per facts.driver.processes, same order
+  std::vector<GpuMemoryModel> gpu_memory;  // one per gpus, same order
+  // Processes with /dev/nvidia* open that NVML lists on no GPU (the fuser answer minus the contexts).
+  std::vector<const DeviceHolder*> holders_without_context;
 
   const EnvModel& env(const PythonEnv& py) const;  // py must be one of facts.pythons
   // The environment whose site-packages holds `path` (longest match); nullptr when none.

@@ -38,6 +38,8 @@ struct GpuInfo {
   int cc_minor = 0;
   uint64_t memory_total_mib = 0;
   uint64_t memory_used_mib = 0;
+  uint64_t memory_free_mib = 0;
+  uint64_t memory_reserved_mib = 0;  // nvmlDeviceGetMemoryInfo_v2: the driver's own, not in `used`
   int multiprocessors = 0;
   std::string persistence_mode;  // "on" / "off" / ""
   std::string compute_mode;      // "default" / "exclusive_process" / "prohibited"
@@ -49,20 +51,55 @@ struct GpuInfo {
   int64_t remapping_failed = -1;         // 1: row remapping failed (the GPU needs service)
   int pcie_gen_current = 0, pcie_gen_max = 0;
   int pcie_width_current = 0, pcie_width_max = 0;
+  // The oldest process-utilization sample NVML still held when asked (unix µs; 0: none),
+  // i.e. how far back "no sample for this process" reaches.
+  uint64_t process_samples_from_us = 0;
 };
 CD_JSON(GpuInfo, nvml_index, cuda_index, name, uuid, pci_bus_id, cc_major, cc_minor, memory_total_mib, memory_used_mib,
-        multiprocessors, persistence_mode, compute_mode, mig_mode, ecc_uncorrected_volatile, ecc_corrected_volatile,
-        retired_pages_pending, remapped_rows_pending, remapping_failed, pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max)
+        memory_free_mib, memory_reserved_mib, multiprocessors, persistence_mode, compute_mode, mig_mode, ecc_uncorrected_volatile, ecc_corrected_volatile,
+        retired_pages_pending, remapped_rows_pending, remapping_failed, pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max,
+        process_samples_from_us)
 
 struct GpuProcess {
-  int pid = 0;
-  std::string gpu_uuid;
+  int pid = 0;             // as NVML reports it: a PID of the host's PID namespace
+  std::string gpu_uuid{};
   uint64_t used_mib = 0;
-  std::string name;    // from /proc/PID/comm, "" when the process is gone
+  std::string name{};    // comm (/proc/PID/comm), "" when the process is gone
   bool alive = true;   // false: NVML lists it but /proc has no such process
   bool zombie = false;
+  std::string type = "compute";  // "compute" / "graphics" (which NVML list named it)
+  int gpu_instance_id = -1;      // MIG instance (-1: none / not MIG)
+  int compute_instance_id = -1;
+  // NVML process utilization samples (nvmlDeviceGetProcessUtilization): the newest sample
+  // with SM or memory activity (unix µs; 0: none in NVML's buffer) and its SM %.
+  uint64_t last_active_us = 0;
+  int sm_util = -1;
+  // From /proc/PID (under --root): empty / -1 when the process is gone or unreadable.
+  std::string state{};   // the stat state letter: R S D T t Z I …
+  int ppid = -1;
+  int uid = -1;        // real uid (status Uid:)
+  std::string user{};    // uid's name from /etc/passwd under --root ("" unknown)
+  std::string cmdline{}; // NULs as spaces, capped
+  double start_unix = 0;  // boot time (/proc/stat btime) + stat starttime / CLK_TCK
+  std::vector<int> nspid{}; // status NSpid: this namespace's PID first, then nested namespaces' (a container's)
+  std::string cgroup{};     // /proc/PID/cgroup, as written (capped)
+  std::string slurm_job_id{};  // SLURM_JOB_ID from /proc/PID/environ when readable (only that variable is kept)
 };
-CD_JSON(GpuProcess, pid, gpu_uuid, used_mib, name, alive, zombie)
+CD_JSON(GpuProcess, pid, gpu_uuid, used_mib, type, gpu_instance_id, compute_instance_id, last_active_us, sm_util, name,
+        alive, zombie, state, ppid, uid, user, cmdline, start_unix, nspid, cgroup, slurm_job_id)
+
+// A process with an NVIDIA device file open (/proc/PID/fd → /dev/nvidia*): the `fuser -v
+// /dev/nvidia*` answer, which includes processes without a GPU context (NVML lists none).
+struct DeviceHolder {
+  int pid = 0;
+  int uid = -1;
+  std::string user{};
+  std::string name{};  // comm
+  std::string cmdline{};
+  std::vector<std::string> devices{};  // "/dev/nvidia0", "/dev/nvidiactl"
+  std::vector<int> nspid{};
+};
+CD_JSON(DeviceHolder, pid, uid, user, name, cmdline, devices, nspid)
 
 struct DriverFacts {
   // Kernel module (files; works when NVML does not).
@@ -88,10 +125,15 @@ struct DriverFacts {
   int pci_devices_seen = 0;      // PCI devices of any vendor listed (0: the bus was not readable)
   std::vector<GpuProcess> processes;
   std::vector<std::string> device_nodes;  // /dev/nvidia0, /dev/nvidiactl, /dev/nvidia-uvm …
+  double queried_unix = 0;   // when NVML was asked (unix seconds): ages and idle times count from here
+  int viewer_uid = -1;       // the uid cuda-doctor ran as (whose processes are "own")
+  bool holders_scanned = false;       // ps: /proc/*/fd was scanned for device files
+  std::vector<DeviceHolder> device_holders;
 };
 CD_JSON(DriverFacts, module_loaded, module_version, module_version_source, libraries, nvml_driver_version, nvml_status,
         nvml_error, nvml_library, nvml_cuda_driver_version, cuda_driver_version, cu_init_status, cu_init_error,
-        libcuda_loaded, cuda_device_count, query_error, gpus, pci_gpus, pci_devices_seen, processes, device_nodes)
+        libcuda_loaded, cuda_device_count, query_error, gpus, pci_gpus, pci_devices_seen, processes, device_nodes,
+        queried_unix, viewer_uid, holders_scanned, device_holders)
 
 // A directory on the library search path that holds something notable (a stub libcuda,
 // a cuda-compat libcuda).

@@ -30,30 +30,60 @@ std::string compute_mode_name(int mode) {
   }
 }
 
-// Running compute processes; the 24-byte struct for _v3/_v2, 16-byte for v1 (§A4).
-void query_processes(const NvmlApi& nvml, nvmlDevice_t dev, const std::string& uuid, DriverFacts& out) {
-  auto add = [&](unsigned pid, unsigned long long used) {
-    GpuProcess p;
-    p.pid = static_cast<int>(pid);
-    p.gpu_uuid = uuid;
-    p.used_mib = used == ULLONG_MAX ? 0 : used >> 20;  // ULLONG_MAX: not available (WDDM)
-    out.processes.push_back(p);
-  };
+// One NVML process list (compute or graphics) into `out`. The 24-byte struct for _v3/_v2,
+// the 16-byte one for the unsuffixed v1 (nvmlProcessInfo_v1_t vs nvmlProcessInfo_t, NVML API
+// Reference): reading one through the other misplaces every entry after the first.
+template <typename Info, typename Fn>
+void list_processes(Fn fn, nvmlDevice_t dev, const std::string& uuid, const char* type, DriverFacts& out) {
   unsigned count = 0;
-  if (nvml.nvmlDeviceGetComputeRunningProcesses) {
-    nvmlReturn_t r = nvml.nvmlDeviceGetComputeRunningProcesses(dev, &count, nullptr);
-    if (r != kNvmlSuccess && r != kNvmlErrorInsufficientSize) return;
-    std::vector<nvmlProcessInfo_t> infos(count * 2 + 5);
-    count = static_cast<unsigned>(infos.size());
-    if (nvml.nvmlDeviceGetComputeRunningProcesses(dev, &count, infos.data()) != kNvmlSuccess) return;
-    for (unsigned i = 0; i < count && i < infos.size(); ++i) add(infos[i].pid, infos[i].usedGpuMemory);
-  } else if (nvml.nvmlDeviceGetComputeRunningProcesses_v1) {
-    nvmlReturn_t r = nvml.nvmlDeviceGetComputeRunningProcesses_v1(dev, &count, nullptr);
-    if (r != kNvmlSuccess && r != kNvmlErrorInsufficientSize) return;
-    std::vector<nvmlProcessInfo_v1_t> infos(count * 2 + 5);
-    count = static_cast<unsigned>(infos.size());
-    if (nvml.nvmlDeviceGetComputeRunningProcesses_v1(dev, &count, infos.data()) != kNvmlSuccess) return;
-    for (unsigned i = 0; i < count && i < infos.size(); ++i) add(infos[i].pid, infos[i].usedGpuMemory);
+  nvmlReturn_t r = fn(dev, &count, nullptr);
+  if (r != kNvmlSuccess && r != kNvmlErrorInsufficientSize) return;
+  std::vector<Info> infos(count * 2 + 5);  // room for processes that start between the calls
+  count = static_cast<unsigned>(infos.size());
+  if (fn(dev, &count, infos.data()) != kNvmlSuccess) return;
+  for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+    GpuProcess p;
+    p.pid = static_cast<int>(infos[i].pid);
+    p.gpu_uuid = uuid;
+    p.type = type;
+    unsigned long long used = infos[i].usedGpuMemory;
+    p.used_mib = used == ULLONG_MAX ? 0 : used >> 20;  // ULLONG_MAX: not available (WDDM)
+    if constexpr (sizeof(Info) == sizeof(nvmlProcessInfo_t)) {
+      if (infos[i].gpuInstanceId != 0xFFFFFFFFu) p.gpu_instance_id = static_cast<int>(infos[i].gpuInstanceId);
+      if (infos[i].computeInstanceId != 0xFFFFFFFFu) p.compute_instance_id = static_cast<int>(infos[i].computeInstanceId);
+    }
+    out.processes.push_back(p);
+  }
+}
+
+void query_processes(const NvmlApi& nvml, nvmlDevice_t dev, const std::string& uuid, DriverFacts& out) {
+  if (nvml.nvmlDeviceGetComputeRunningProcesses)
+    list_processes<nvmlProcessInfo_t>(nvml.nvmlDeviceGetComputeRunningProcesses, dev, uuid, "compute", out);
+  else if (nvml.nvmlDeviceGetComputeRunningProcesses_v1)
+    list_processes<nvmlProcessInfo_v1_t>(nvml.nvmlDeviceGetComputeRunningProcesses_v1, dev, uuid, "compute", out);
+  if (nvml.nvmlDeviceGetGraphicsRunningProcesses)
+    list_processes<nvmlProcessInfo_t>(nvml.nvmlDeviceGetGraphicsRunningProcesses, dev, uuid, "graphics", out);
+}
+
+// NVML's buffer of per-process utilization samples: for each listed process of this GPU
+// the newest sample with activity, and how far back the buffer reaches.
+void query_process_samples(const NvmlApi& nvml, nvmlDevice_t dev, GpuInfo& gpu, DriverFacts& out) {
+  if (!nvml.nvmlDeviceGetProcessUtilization) return;
+  unsigned count = 0;
+  nvmlReturn_t r = nvml.nvmlDeviceGetProcessUtilization(dev, nullptr, &count, 0);
+  if ((r != kNvmlSuccess && r != kNvmlErrorInsufficientSize) || count == 0) return;
+  std::vector<nvmlProcessUtilizationSample_t> samples(count + 8);
+  count = static_cast<unsigned>(samples.size());
+  if (nvml.nvmlDeviceGetProcessUtilization(dev, samples.data(), &count, 0) != kNvmlSuccess) return;
+  for (unsigned i = 0; i < count && i < samples.size(); ++i) {
+    const auto& s = samples[i];
+    if (gpu.process_samples_from_us == 0 || s.timeStamp < gpu.process_samples_from_us) gpu.process_samples_from_us = s.timeStamp;
+    if (s.smUtil == 0 && s.memUtil == 0) continue;
+    for (auto& p : out.processes)
+      if (p.gpu_uuid == gpu.uuid && p.pid == static_cast<int>(s.pid) && s.timeStamp > p.last_active_us) {
+        p.last_active_us = s.timeStamp;
+        p.sm_util = static_cast<int>(s.smUtil);
+      }
   }
 }
 
@@ -74,10 +104,18 @@ GpuInfo query_nvml_gpu(const NvmlApi& nvml, unsigned index, nvmlDevice_t dev) {
     g.cc_major = major;
     g.cc_minor = minor;
   }
+  nvmlMemory_v2_t mem2{};
+  mem2.version = kNvmlMemoryV2;
   nvmlMemory_t mem{};
-  if (nvml.nvmlDeviceGetMemoryInfo && nvml.nvmlDeviceGetMemoryInfo(dev, &mem) == kNvmlSuccess) {
+  if (nvml.nvmlDeviceGetMemoryInfo_v2 && nvml.nvmlDeviceGetMemoryInfo_v2(dev, &mem2) == kNvmlSuccess) {
+    g.memory_total_mib = mem2.total >> 20;
+    g.memory_used_mib = mem2.used >> 20;
+    g.memory_free_mib = mem2.free >> 20;
+    g.memory_reserved_mib = mem2.reserved >> 20;
+  } else if (nvml.nvmlDeviceGetMemoryInfo && nvml.nvmlDeviceGetMemoryInfo(dev, &mem) == kNvmlSuccess) {
     g.memory_total_mib = mem.total >> 20;
     g.memory_used_mib = mem.used >> 20;
+    g.memory_free_mib = mem.free >> 20;
   }
   int state = 0;
   if (nvml.nvmlDeviceGetPersistenceMode && nvml.nvmlDeviceGetPersistenceMode(dev, &state) == kNvmlSuccess)
@@ -118,6 +156,7 @@ void query_nvml(DriverFacts& out) {
     return;
   }
   out.nvml_library = loaded_path(nvml.handle);
+  out.queried_unix = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   trace("nvml loaded");
   nvmlReturn_t r = nvml.nvmlInit();
   trace("nvmlInit");
@@ -147,6 +186,7 @@ void query_nvml(DriverFacts& out) {
     out.gpus.push_back(query_nvml_gpu(nvml, i, dev));
     trace("per-GPU queries");
     query_processes(nvml, dev, out.gpus.back().uuid, out);
+    query_process_samples(nvml, dev, out.gpus.back(), out);
     trace("processes");
   }
   if (nvml.nvmlShutdown) nvml.nvmlShutdown();

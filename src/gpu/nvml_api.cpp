@@ -59,6 +59,11 @@ bool NvmlApi::load() {
   if (!resolve(handle, nvmlDeviceGetComputeRunningProcesses,
                {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"}))
     resolve(handle, nvmlDeviceGetComputeRunningProcesses_v1, {"nvmlDeviceGetComputeRunningProcesses"});
+  // The graphics list only through the 24-byte versions: the v1 fallback is not worth a second struct path.
+  resolve(handle, nvmlDeviceGetGraphicsRunningProcesses,
+          {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
+  resolve(handle, nvmlDeviceGetMemoryInfo_v2, {"nvmlDeviceGetMemoryInfo_v2"});
+  resolve(handle, nvmlDeviceGetProcessUtilization, {"nvmlDeviceGetProcessUtilization"});
   return true;
 }
 

@@ -50,6 +50,23 @@ struct nvmlProcessInfo_v1_t {
   unsigned long long usedGpuMemory;
 };
 
+// nvmlMemory_v2_t (NVML API Reference, "nvmlMemory_v2_t"): `used` excludes `reserved`,
+// the memory the driver keeps for itself. version = sizeof | 2 << 24 (nvmlMemory_v2).
+struct nvmlMemory_v2_t {
+  unsigned version;
+  unsigned long long total, reserved, free, used;
+};
+constexpr unsigned kNvmlMemoryV2 = static_cast<unsigned>(sizeof(nvmlMemory_v2_t)) | (2u << 24);
+
+// nvmlProcessUtilizationSample_t (NVML API Reference): one sample per process and
+// timestamp (CPU time, µs) from the driver's buffer; utilizations in percent.
+struct nvmlProcessUtilizationSample_t {
+  unsigned pid;
+  unsigned long long timeStamp;
+  unsigned smUtil, memUtil, encUtil, decUtil;
+};
+constexpr nvmlReturn_t kNvmlErrorNotFound = 6;
+
 // Function pointers; null means the library does not export that symbol.
 struct NvmlApi {
   void* handle = nullptr;
@@ -81,6 +98,10 @@ struct NvmlApi {
   // Process listing: _v3 and _v2 take the 24-byte struct, the unsuffixed one the 16-byte v1.
   nvmlReturn_t (*nvmlDeviceGetComputeRunningProcesses)(nvmlDevice_t, unsigned*, nvmlProcessInfo_t*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetComputeRunningProcesses_v1)(nvmlDevice_t, unsigned*, nvmlProcessInfo_v1_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetGraphicsRunningProcesses)(nvmlDevice_t, unsigned*, nvmlProcessInfo_t*) = nullptr;  // _v3/_v2
+  nvmlReturn_t (*nvmlDeviceGetMemoryInfo_v2)(nvmlDevice_t, nvmlMemory_v2_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetProcessUtilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned*,
+                                                 unsigned long long) = nullptr;
 
   // dlopens libnvidia-ml (or $CUDA_DOCTOR_LIBNVML) and resolves the symbols; false when
   // the library cannot be opened or lacks nvmlInit / nvmlDeviceGetCount.

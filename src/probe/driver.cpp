@@ -66,6 +66,7 @@ void merge_driver_query(DriverFacts& d, DriverFacts q) {
   d.query_error = std::move(q.query_error);
   d.gpus = std::move(q.gpus);
   d.processes = std::move(q.processes);
+  d.queried_unix = q.queried_unix;
 }
 
 void probe_driver(Facts& facts, const ProbeOptions& opts) {

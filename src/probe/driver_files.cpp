@@ -134,18 +134,4 @@ void probe_device_nodes(DriverFacts& d, const Root& root) {
     if (name.rfind("nvidia", 0) == 0) d.device_nodes.push_back("/dev/" + name);
 }
 
-void probe_gpu_processes(DriverFacts& d, const Root& root) {
-  for (auto& p : d.processes) {
-    std::string proc = "/proc/" + std::to_string(p.pid);
-    auto stat = root.read(proc + "/stat", 4096);
-    if (!stat) {
-      p.alive = false;
-      continue;
-    }
-    p.name = std::string(trim(root.read(proc + "/comm", 256).value_or("")));
-    auto close = stat->rfind(')');  // "pid (comm) S …": the state follows the last ')'
-    p.zombie = close != std::string::npos && close + 2 < stat->size() && (*stat)[close + 2] == 'Z';
-  }
-}
-
 }  // namespace cd

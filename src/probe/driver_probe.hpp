@@ -29,7 +29,8 @@ void probe_driver_libraries(DriverFacts& d, const Root& root,     // libcuda.so.
                             const std::map<std::string, std::string>& env);
 void probe_pci_gpus(DriverFacts& d, const Root& root);           // /sys/bus/pci/devices, vendor 0x10de, class 0x03xxxx
 void probe_device_nodes(DriverFacts& d, const Root& root);       // /dev/nvidia*
-void probe_gpu_processes(DriverFacts& d, const Root& root);      // NVML's PIDs against /proc
+void probe_gpu_processes(DriverFacts& d, const Root& root);      // NVML's PIDs against /proc (probe/gpu_processes.cpp)
+void probe_device_holders(DriverFacts& d, const Root& root);     // /proc/*/fd → /dev/nvidia* (ps only: reads every process)
 
 // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build …" -> "580.159.04".
 std::string parse_nvrm_version(const std::string& text);

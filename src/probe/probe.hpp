@@ -46,6 +46,9 @@ void probe_binaries(Facts&, const ProbeOptions&);    // probe/binaries.cpp: scan
 // the host paths of their site-packages and toolkit lib dirs that exist (probe/scan_paths.cpp).
 std::vector<std::string> default_scan_paths(Facts& facts, const ProbeOptions& opts);
 
+// `ps`: driver (NVML only), platform and the device-file holders (probe/ps.cpp).
+Facts probe_ps(const ProbeOptions&);
+
 // Runs every probe `check` needs.
 Facts probe_all(const ProbeOptions&);
 

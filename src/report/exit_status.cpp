@@ -23,6 +23,16 @@ std::string scan_could_not_run(const ScanReport& r) {
   return {};
 }
 
+std::string gpus_could_not_run(const DriverFacts& d, bool other_root) {
+  for (const auto& g : d.gpus)
+    if (g.nvml_index >= 0) return {};  // the processes come from NVML: a GPU only cuInit knows is not enough
+  if (other_root) return "no GPU to list: --root reads files only, and GPU processes need this machine's live driver";
+  if (!d.query_error.empty()) return "no GPU to list: the NVIDIA driver query failed: " + d.query_error;
+  if (!d.nvml_error.empty())
+    return std::string("no GPU to list: ") + (d.module_loaded ? "" : "no NVIDIA driver is loaded; ") + "NVML: " + d.nvml_error;
+  return d.module_loaded ? "no GPU to list: the NVIDIA driver reports no GPU" : "no GPU to list: no NVIDIA driver is loaded";
+}
+
 int explain_command_exit_status(const LogFacts& command, int findings_status, bool findings_exit) {
   bool failed = command.command_signal != 0 || command.command_exit != 0 || !command.command_error.empty();
   if (findings_exit || !failed) return findings_status;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "facts/driver.hpp"
 #include "facts/finding.hpp"
 #include "facts/log.hpp"
 #include "report/scan_report.hpp"
@@ -25,6 +26,10 @@ int exit_status(const std::vector<Finding>& findings, bool strict, bool could_no
 // scan: why nothing could be read — every path named was missing or unreadable, or the one
 // file named could not be read; "" when something was read.
 std::string scan_could_not_run(const ScanReport& r);
+
+// ps / watch: why there is nothing to show — no GPU answered (no driver, NVML failed or hung,
+// --root, which reads files only, or only cuInit answered); "" when NVML listed at least one GPU.
+std::string gpus_could_not_run(const DriverFacts& d, bool other_root);
 
 // explain -- CMD: the command's own status when it failed (128+N when signal N ended it, as
 // a shell reports it), so wrapping a job keeps its result for scripts and CI; the findings'

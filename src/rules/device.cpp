@@ -1,7 +1,7 @@
 // GPU-level findings: GPUs hidden from CUDA (CUDA_VISIBLE_DEVICES, cuInit 100), busy or
 // prohibited compute modes, hardware faults (ECC, retired/remapped pages, a driver that
 // hangs or crashes, NVML errors that mean a sick GPU), degraded PCIe links, CUDA's GPU
-// numbering differing from nvidia-smi's, and memory held by processes that are gone.
+// numbering differing from nvidia-smi's (memory held by processes: rules/memory.cpp).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -256,29 +256,6 @@ void order_differs(const Facts& f, Findings& out) {
   out.push_back(std::move(x));
 }
 
-void held_by_dead_process(const Facts& f, Findings& out) {
-  bool container = !f.platform.container.empty();
-  for (const auto& p : f.driver.processes) {
-    if (p.alive && !p.zombie) continue;
-    // In a container NVML may list PIDs of other PID namespaces, which look dead from here.
-    Severity sev = (container && !p.zombie) ? Severity::info : Severity::warning;
-    Finding x = new_finding("memory.held_by_dead_process", sev, fmt::format("pid {}", p.pid),
-                            fmt::format("{} MiB of GPU memory held by pid {}, which is {}", p.used_mib, p.pid,
-                                        p.zombie ? "a zombie" : "gone"),
-                            "memory");
-    x.evidence.push_back({fmt::format("pid {} uses {} MiB on {}", p.pid, p.used_mib, p.gpu_uuid), "nvmlDeviceGetComputeRunningProcesses"});
-    x.evidence.push_back({p.zombie ? "state Z (zombie)" : "no /proc/" + std::to_string(p.pid), "/proc"});
-    x.explanation = p.zombie ? "The process died but its parent has not reaped it, so the driver keeps its GPU memory."
-                             : container ? "No such process in this container: it may belong to another container, or it "
-                                           "died and the driver still holds its memory."
-                                         : "The driver still accounts memory to a process that no longer exists.";
-    x.fix = {"sudo fuser -v /dev/nvidia*   # who really holds the GPU",
-             p.zombie ? fmt::format("ps -o ppid= -p {} | xargs -r sudo kill   # kill the parent so the zombie is reaped", p.pid)
-                      : "sudo nvidia-smi -r   # reset the GPU once nothing else runs on it (or reboot)"};
-    out.push_back(std::move(x));
-  }
-}
-
 }  // namespace
 
 Findings device_rules(const Model& m, const Kb& kb) {
@@ -290,7 +267,6 @@ Findings device_rules(const Model& m, const Kb& kb) {
   driver_failures(f, kb, out);
   degraded_links(f, out);
   order_differs(f, out);
-  held_by_dead_process(f, out);
   return out;
 }
 

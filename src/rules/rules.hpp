@@ -20,6 +20,7 @@ Findings toolkit_rules(const Model&, const Kb&);    // rules/toolkit.cpp: toolki
 Findings arch_rules(const Model&, const Kb&);       // rules/arch.cpp: arch.*
 Findings framework_rules(const Model&, const Kb&);  // rules/framework.cpp: framework.*
 Findings libs_rules(const Model&, const Kb&);       // rules/libs.cpp: libs.*
+Findings memory_rules(const Model&, const Kb&);     // rules/memory.cpp: memory.* of the processes on the GPUs (ps, check)
 Findings log_rules(const Model&, const Kb&);        // rules/log.cpp: explain's LogEvents -> findings
 Findings verify_rules(const Model&, const Kb&);     // rules/verify.cpp: verify results -> findings
 // rules/libs_process.cpp: one process of `cuda-doctor libs` (libs.duplicate_copies when a family

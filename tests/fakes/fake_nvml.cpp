@@ -5,7 +5,12 @@
 //   CD_FAKE_NVML_CRASH=1            nvmlInit_v2 dies with SIGSEGV
 //   CD_FAKE_NVML_DRIVER=<version>   nvmlSystemGetDriverVersion (default 580.159.04)
 //   CD_FAKE_NVML_GPUS=<n>           number of GPUs (default 1)
-//   CD_FAKE_NVML_PROCESSES=pid:mib[,pid:mib…]  running compute processes on GPU 0
+//   CD_FAKE_NVML_PROCESSES=pid:mib[:gpu][,…]  running compute processes (on GPU 0 unless :gpu)
+//   CD_FAKE_NVML_GRAPHICS=pid:mib[:gpu][,…]   running graphics processes
+//   CD_FAKE_NVML_ACTIVE=pid:sm:secs_ago[,…]   process utilization samples (SM % at now − secs_ago, GPU 0)
+//   CD_FAKE_NVML_WINDOW=<secs>                the sample buffer reaches back that far (an all-zero sample)
+//   CD_FAKE_NVML_USED_MIB=<n>                 memory used per GPU (default 512; the _v2 reserve is 300 more)
+//   CD_FAKE_NVML_MIG=1                        MIG enabled: processes carry GPU instance 1, compute instance 0
 //   CD_FAKE_NVML_ECC_UNCORRECTED=<n>, CD_FAKE_NVML_COMPUTE_MODE=<n>, CD_FAKE_NVML_PERSISTENCE=0|1
 //   CD_FAKE_NVML_PCIE=gen,width,maxgen,maxwidth (default 5,16,5,16)
 #include <csignal>
@@ -13,6 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/time.h>
+#include <vector>
 #include <unistd.h>
 
 namespace {
@@ -110,8 +117,20 @@ int nvmlDeviceGetCudaComputeCapability(void*, int* major, int* minor) {
 }
 int nvmlDeviceGetMemoryInfo(void*, Memory* m) {
   m->total = 143771ull << 20;
-  m->used = 512ull << 20;
+  m->used = static_cast<unsigned long long>(env_int("CD_FAKE_NVML_USED_MIB", 512)) << 20;
   m->free = m->total - m->used;
+  return 0;
+}
+struct MemoryV2 {
+  unsigned version;
+  unsigned long long total, reserved, free, used;
+};
+int nvmlDeviceGetMemoryInfo_v2(void*, MemoryV2* m) {
+  if (m->version != (static_cast<unsigned>(sizeof(MemoryV2)) | (2u << 24))) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+  m->total = 143771ull << 20;
+  m->reserved = 300ull << 20;
+  m->used = static_cast<unsigned long long>(env_int("CD_FAKE_NVML_USED_MIB", 512)) << 20;
+  m->free = m->total - m->used - m->reserved;
   return 0;
 }
 int nvmlDeviceGetPersistenceMode(void*, int* s) {
@@ -123,7 +142,7 @@ int nvmlDeviceGetComputeMode(void*, int* m) {
   return 0;
 }
 int nvmlDeviceGetMigMode(void*, unsigned* cur, unsigned* pending) {
-  *cur = *pending = 0;
+  *cur = *pending = env_int("CD_FAKE_NVML_MIG", 0) ? 1u : 0u;
   return 0;
 }
 int nvmlDeviceGetTotalEccErrors(void*, int type, int, unsigned long long* n) {
@@ -139,24 +158,67 @@ int nvmlDeviceGetCurrPcieLinkGeneration(void*, unsigned* v) { return *v = static
 int nvmlDeviceGetCurrPcieLinkWidth(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(1)), 0; }
 int nvmlDeviceGetMaxPcieLinkGeneration(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(2)), 0; }
 int nvmlDeviceGetMaxPcieLinkWidth(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(3)), 0; }
-int nvmlDeviceGetComputeRunningProcesses_v3(void* dev, unsigned* count, ProcessInfo* infos) {
-  std::string spec = index_of(dev) == 0 ? env_str("CD_FAKE_NVML_PROCESSES", "") : "";
-  unsigned n = 0;
-  ProcessInfo all[16] = {};
-  for (size_t at = 0; at < spec.size() && n < 16;) {
+int list_processes(const char* var, void* dev, unsigned* count, ProcessInfo* infos) {
+  std::string spec = env_str(var, "");
+  bool mig = env_int("CD_FAKE_NVML_MIG", 0) != 0;
+  std::vector<ProcessInfo> all;
+  for (size_t at = 0; at < spec.size();) {
     size_t comma = spec.find(',', at);
     std::string item = spec.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
     unsigned pid = 0;
     unsigned long long mib = 0;
-    if (std::sscanf(item.c_str(), "%u:%llu", &pid, &mib) == 2) all[n++] = {pid, mib << 20, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    int gpu = 0;
+    if (std::sscanf(item.c_str(), "%u:%llu:%d", &pid, &mib, &gpu) >= 2 && gpu == index_of(dev))
+      all.push_back({pid, mib << 20, mig ? 1u : 0xFFFFFFFFu, mig ? 0u : 0xFFFFFFFFu});
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
+  unsigned n = static_cast<unsigned>(all.size());
   if (*count < n || !infos) {
     *count = n;
     return n ? 7 : 0;
   }
   for (unsigned i = 0; i < n; ++i) infos[i] = all[i];
+  *count = n;
+  return 0;
+}
+int nvmlDeviceGetComputeRunningProcesses_v3(void* dev, unsigned* count, ProcessInfo* infos) {
+  return list_processes("CD_FAKE_NVML_PROCESSES", dev, count, infos);
+}
+int nvmlDeviceGetGraphicsRunningProcesses_v3(void* dev, unsigned* count, ProcessInfo* infos) {
+  return list_processes("CD_FAKE_NVML_GRAPHICS", dev, count, infos);
+}
+
+struct UtilSample {  // nvmlProcessUtilizationSample_t
+  unsigned pid;
+  unsigned long long timeStamp;
+  unsigned smUtil, memUtil, encUtil, decUtil;
+};
+int nvmlDeviceGetProcessUtilization(void* dev, UtilSample* out, unsigned* count, unsigned long long) {
+  timeval tv{};
+  gettimeofday(&tv, nullptr);
+  unsigned long long now = static_cast<unsigned long long>(tv.tv_sec) * 1000000ull + static_cast<unsigned long long>(tv.tv_usec);
+  std::vector<UtilSample> all;
+  if (index_of(dev) == 0) {
+    if (int window = env_int("CD_FAKE_NVML_WINDOW", 0)) all.push_back({0, now - static_cast<unsigned long long>(window) * 1000000ull, 0, 0, 0, 0});
+    std::string spec = env_str("CD_FAKE_NVML_ACTIVE", "");
+    for (size_t at = 0; at < spec.size();) {
+      size_t comma = spec.find(',', at);
+      std::string item = spec.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      unsigned pid = 0, sm = 0;
+      unsigned long long ago = 0;
+      if (std::sscanf(item.c_str(), "%u:%u:%llu", &pid, &sm, &ago) == 3) all.push_back({pid, now - ago * 1000000ull, sm, 0, 0, 0});
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+  }
+  unsigned n = static_cast<unsigned>(all.size());
+  if (n == 0) return 6;  // NVML_ERROR_NOT_FOUND: no samples
+  if (!out || *count < n) {
+    *count = n;
+    return 7;
+  }
+  for (unsigned i = 0; i < n; ++i) out[i] = all[i];
   *count = n;
   return 0;
 }

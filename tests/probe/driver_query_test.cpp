@@ -59,8 +59,8 @@ TEST(DriverQuery, FakeNvmlEccAndComputeMode) {
 
 TEST(DriverQuery, ProcessLivenessFromProc) {
   cd::DriverFacts d;
-  d.processes.push_back({static_cast<int>(getpid()), "GPU-x", 100, "", true, false});
-  d.processes.push_back({999999999, "GPU-x", 200, "", true, false});
+  d.processes.push_back(cd::GpuProcess{.pid = static_cast<int>(getpid()), .gpu_uuid = "GPU-x", .used_mib = 100, .name = ""});
+  d.processes.push_back(cd::GpuProcess{.pid = 999999999, .gpu_uuid = "GPU-x", .used_mib = 200, .name = ""});
   cd::probe_gpu_processes(d, cd::Root());
   EXPECT_TRUE(d.processes[0].alive);
   EXPECT_FALSE(d.processes[0].name.empty());

@@ -1,4 +1,4 @@
-// device_rules: one test (at least) per device.* id and memory.held_by_dead_process.
+// device_rules: one test (at least) per device.* id (memory.*: memory_test.cpp).
 #include <gtest/gtest.h>
 
 #include "rules/finding_helpers.hpp"
@@ -88,7 +88,7 @@ TEST(DeviceRules, CuInitNoDeviceWhileNvmlSeesGpus) {
 TEST(DeviceRules, ExclusiveProcessWithAHolder) {
   cd::Facts f = two_gpus();
   f.driver.gpus[1].compute_mode = "exclusive_process";
-  f.driver.processes.push_back({4242, "GPU-9f8e7d6c-1111", 30000, "python3", true, false});
+  f.driver.processes.push_back(cd::GpuProcess{.pid = 4242, .gpu_uuid = "GPU-9f8e7d6c-1111", .used_mib = 30000, .name = "python3"});
   auto x = find(run(f), "device.busy_or_unavailable");
   ASSERT_TRUE(x.has_value());
   EXPECT_EQ(x->severity, cd::Severity::warning);
@@ -154,27 +154,8 @@ TEST(DeviceRules, IdleGenerationDropIsNotALinkProblem) {
   cd::Facts f = two_gpus();
   f.driver.gpus[0].pcie_gen_current = 1;  // power saving at idle
   EXPECT_FALSE(find(run(f), "device.degraded_link").has_value());
-  f.driver.processes.push_back({77, f.driver.gpus[0].uuid, 1000, "python3", true, false});
+  f.driver.processes.push_back(cd::GpuProcess{.pid = 77, .gpu_uuid = f.driver.gpus[0].uuid, .used_mib = 1000, .name = "python3"});
   EXPECT_TRUE(find(run(f), "device.degraded_link").has_value());  // still gen1 under load
-}
-
-TEST(DeviceRules, MemoryHeldByDeadProcess) {
-  cd::Facts f = two_gpus();
-  f.driver.processes.push_back({31337, "GPU-0a1b2c3d-0000", 20480, "", false, false});
-  f.driver.processes.push_back({4000, "GPU-0a1b2c3d-0000", 1024, "python3", true, true});
-  auto all = run(f);
-  int n = 0;
-  for (const auto& x : all) {
-    if (x.id != "memory.held_by_dead_process") continue;
-    ++n;
-    EXPECT_EQ(x.severity, cd::Severity::warning);
-    EXPECT_EQ(x.layer, "memory");
-  }
-  EXPECT_EQ(n, 2);
-  f.platform.container = "docker";  // another PID namespace: only info for the vanished one
-  auto x = find(run(f), "memory.held_by_dead_process");
-  ASSERT_TRUE(x.has_value());
-  EXPECT_EQ(x->severity, cd::Severity::info);
 }
 
 TEST(DeviceRules, OtherCuInitErrorsAreDecoded) {
