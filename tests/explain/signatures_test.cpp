@@ -14,8 +14,10 @@ namespace {
 std::set<std::string> documented_ids() {
   std::string text = test::read_file(std::string(CD_SOURCE_DIR) + "/docs/findings.md");
   std::set<std::string> ids;
-  std::regex row(R"(^\| ([a-z]+\.[a-z_]+) \|)", std::regex::multiline);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it) ids.insert((*it)[1]);
+  std::regex row(R"(^\| ([a-z]+\.[a-z_]+) \|([^\n]*))", std::regex::multiline);
+  // Rows marked "no log signature" are states of the live machine (ps, check) that no log shows.
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it)
+    if ((*it)[2].str().find("no log signature") == std::string::npos) ids.insert((*it)[1]);
   return ids;
 }
 
