@@ -12,10 +12,12 @@
 #include "binary/scan.hpp"
 #include "cli/options.hpp"
 #include "explain/explain.hpp"
+#include "explain/report.hpp"
 #include "kb/arch.hpp"
 #include "kb/kb.hpp"
 #include "report/exit_status.hpp"
 #include "report/explain_report.hpp"
+#include "rules/report.hpp"
 #include "rules/rules.hpp"
 #include "util/errors.hpp"
 #include "util/escape.hpp"
@@ -52,10 +54,10 @@ Facts facts_for(const GlobalOptions& g, const ExplainOptions& o, bool have_event
   return load_or_probe(g, [](const ProbeOptions& p) { return probe_all(p); });
 }
 
-void print_report(const GlobalOptions& g, const LogFacts& log, const Findings& findings) {
-  if (g.json) return print_out(render_explain_json(log, findings));
-  if (g.markdown) return print_out(render_explain_markdown(log, findings));
-  print_out(render_explain_text(log, findings, report_options(g)));
+void print_report(const GlobalOptions& g, const LogFacts& log, const Findings& findings, const ReportFacts& reports) {
+  if (g.json) return print_out(render_explain_json(log, findings, reports.reports, reports.empty() ? nullptr : &reports.facts));
+  if (g.markdown) return print_out(render_explain_markdown(log, findings, reports.reports));
+  print_out(render_explain_text(log, findings, report_options(g), reports.reports));
 }
 
 // The binaries a kernel-image error names are scanned, so the rules can show their images
@@ -66,28 +68,42 @@ void scan_named_binaries(Facts& facts, const GlobalOptions& g) {
   for (const auto& p : binaries_named(facts.log, facts.binaries)) facts.binaries.push_back(scan_binary(p, false));
 }
 
-int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log) {
-  Facts facts = facts_for(g, o, !log.events.empty());
-  facts.log = std::move(log);
-  if (!o.no_probe) scan_named_binaries(facts, g);
+// Environment reports pasted in the log (collect_env, nvidia-smi, …) describe the machine the
+// log came from: their facts replace this machine's (explain/report.hpp), unless --facts names
+// the machine; the log's findings and check's rules on those facts are joined (rules/report.cpp).
+int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log, const std::string& head) {
   const Kb& kb = Kb::get();
-  Findings findings = without_ignored(log_rules(derive(facts, kb), kb), g.ignore);
-  print_report(g, facts.log, findings);
+  ReportFacts reports = parse_reports(head, kb);
+  bool from_reports = g.facts_file.empty() && !reports.empty();
+  Facts facts = from_reports ? reports.facts : facts_for(g, o, !log.events.empty());
+  facts.log = std::move(log);
+  if (!o.no_probe && !from_reports) scan_named_binaries(facts, g);
+  Findings findings = without_ignored(
+      explain_rules(derive(facts, kb), kb, from_reports ? reports.reports : std::vector<EnvReport>{}), g.ignore);
+  print_report(g, facts.log, findings, reports);
   return exit_code_for(findings, g);
 }
+
+constexpr size_t kReportHead = 4u << 20;  // ReportLimits::max_bytes
 
 int explain_file(const GlobalOptions& g, const ExplainOptions& o) {
   if (o.args.size() > 1) throw UsageError("explain takes one FILE (or -); to run a command use: cuda-doctor explain -- CMD ARGS…");
   std::string path = o.args.empty() ? "-" : o.args.front();
   if (path == "-" && isatty(STDIN_FILENO)) throw UsageError("explain: give a log FILE, pipe a log on stdin, or use -- CMD ARGS…");
   if (path == "-" && g.facts_file == "-") throw UsageError("explain: the log and --facts cannot both come from stdin");
-  return diagnose(g, o, scan_file(path, matcher_for(Kb::get())));
+  ScanLimits limits;
+  limits.keep_head = kReportHead;
+  std::string head;
+  LogFacts log = scan_file(path, matcher_for(Kb::get()), limits, &head);
+  return diagnose(g, o, std::move(log), head);
 }
 
 // Runs the command with live pass-through (its stdout goes to stderr under --json, so
 // stdout stays one JSON document) and scans its output as it comes.
-LogFacts run_and_scan(const GlobalOptions& g, const ExplainOptions& o, ProcessResult& r) {
-  LogScanner scanner(matcher_for(Kb::get()));
+LogFacts run_and_scan(const GlobalOptions& g, const ExplainOptions& o, ProcessResult& r, std::string& head) {
+  ScanLimits limits;
+  limits.keep_head = kReportHead;
+  LogScanner scanner(matcher_for(Kb::get()), limits);
   FILE* out_sink = g.json ? stderr : stdout;
   ProcessOptions p;
   p.timeout = std::chrono::hours(24 * 365);  // a training job may run for days; the user stops it
@@ -107,6 +123,7 @@ LogFacts run_and_scan(const GlobalOptions& g, const ExplainOptions& o, ProcessRe
   if (!r.started) throw UsageError(fmt::format("explain: cannot run {}: {}", o.args.front(), r.start_error));
   scanner.finish();
   LogFacts log = scanner.take();
+  head = scanner.take_head();
   log.source = join(o.args, " ");
   log.command = o.args;
   log.command_exit = r.signal == 0 && !r.timed_out ? r.exit_code : -1;
@@ -118,8 +135,9 @@ LogFacts run_and_scan(const GlobalOptions& g, const ExplainOptions& o, ProcessRe
 int explain_command(const GlobalOptions& g, const ExplainOptions& o) {
   if (o.args.empty()) throw UsageError("explain --: no command given");
   ProcessResult r;
-  LogFacts log = run_and_scan(g, o, r);
-  if (r.ok() && log.events.empty()) {
+  std::string head;
+  LogFacts log = run_and_scan(g, o, r, head);
+  if (r.ok() && log.events.empty() && parse_reports(head, Kb::get()).empty()) {
     std::fprintf(stderr, "cuda-doctor: %s exited 0; no known error in its output\n", shown(o.args.front()).c_str());
     return exit_code::ok;
   }
@@ -127,7 +145,7 @@ int explain_command(const GlobalOptions& g, const ExplainOptions& o) {
                r.describe().c_str());
   LogFacts command;  // how it ended, kept past the move into the facts
   command.command_exit = log.command_exit, command.command_signal = log.command_signal, command.command_error = log.command_error;
-  int findings_rc = diagnose(g, o, std::move(log));
+  int findings_rc = diagnose(g, o, std::move(log), head);
   return explain_command_exit_status(command, findings_rc, o.findings_exit);
 }
 

@@ -49,7 +49,7 @@ static bool scan_mapped(int fd, LogScanner& scanner) {
   return true;
 }
 
-LogFacts scan_fd(int fd, const std::string& source, const Matcher& matcher, ScanLimits limits) {
+LogFacts scan_fd(int fd, const std::string& source, const Matcher& matcher, ScanLimits limits, std::string* head) {
 #ifdef POSIX_FADV_SEQUENTIAL
   (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -64,16 +64,17 @@ LogFacts scan_fd(int fd, const std::string& source, const Matcher& matcher, Scan
   }
   scanner.finish();
   LogFacts facts = scanner.take();
+  if (head) *head = scanner.take_head();
   facts.source = source;
   return facts;
 }
 
-LogFacts scan_file(const std::string& path, const Matcher& matcher, ScanLimits limits) {
-  if (path == "-") return scan_fd(STDIN_FILENO, "-", matcher, limits);
+LogFacts scan_file(const std::string& path, const Matcher& matcher, ScanLimits limits, std::string* head) {
+  if (path == "-") return scan_fd(STDIN_FILENO, "-", matcher, limits, head);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
   try {
-    LogFacts facts = scan_fd(fd, path, matcher, limits);
+    LogFacts facts = scan_fd(fd, path, matcher, limits, head);
     ::close(fd);
     return facts;
   } catch (...) {

@@ -16,10 +16,12 @@ namespace cd {
 // The matcher over the knowledge base's signatures, compiled once per Kb.
 const Matcher& matcher_for(const Kb& kb);
 
-// Reads `fd` to its end in large chunks. Throws InputError when reading fails.
-LogFacts scan_fd(int fd, const std::string& source, const Matcher& matcher, ScanLimits limits = {});
+// Reads `fd` to its end in large chunks. Throws InputError when reading fails. `head`, when
+// given, receives the first limits.keep_head bytes (for the report parsers).
+LogFacts scan_fd(int fd, const std::string& source, const Matcher& matcher, ScanLimits limits = {},
+                 std::string* head = nullptr);
 // Opens and scans a file ("-" = standard input). Throws InputError when unreadable.
-LogFacts scan_file(const std::string& path, const Matcher& matcher, ScanLimits limits = {});
+LogFacts scan_file(const std::string& path, const Matcher& matcher, ScanLimits limits = {}, std::string* head = nullptr);
 LogFacts scan_text(std::string_view text, const Matcher& matcher, ScanLimits limits = {});
 
 // Binaries a kernel-image error names — a library path in the matched line, or the compiled

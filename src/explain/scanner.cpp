@@ -63,6 +63,8 @@ void LogScanner::append_partial(Stream& s, std::string_view data) {
 void LogScanner::feed(std::string_view chunk, int stream) {
   Stream& s = streams_[stream == 1 ? 1 : 0];
   facts_.bytes += chunk.size();
+  if (head_.size() < limits_.keep_head)
+    head_.append(chunk.substr(0, std::min(chunk.size(), limits_.keep_head - head_.size())));
   while (!chunk.empty()) {
     const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
     if (nl == nullptr) {

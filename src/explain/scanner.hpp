@@ -29,6 +29,7 @@ struct ScanLimits {
   size_t events_per_signature = 3;   // further matches are only counted
   size_t max_events = 1000;
   size_t max_ranks = 1024;
+  size_t keep_head = 0;  // bytes of the raw input kept for the report parsers (explain/report.hpp)
 };
 
 class LogScanner {
@@ -46,6 +47,8 @@ class LogScanner {
   // Complete only after finish().
   const LogFacts& facts() const { return facts_; }
   LogFacts take() { return std::move(facts_); }
+  // The first limits.keep_head raw bytes fed (stream 0 and 1 in arrival order).
+  std::string take_head() { return std::move(head_); }
   // An error-severity signature (not context) matched (complete after finish()).
   bool found_error() const { return found_error_; }
 
@@ -93,6 +96,7 @@ class LogScanner {
   std::string block_;
   std::vector<LineRef> refs_;
   std::string scratch_;
+  std::string head_;
   // Line joining (main thread): the last line of the previous block (the previous line is
   // read from the block otherwise), the length of the line before the previous one, and the
   // chain of continued lines joined so far.

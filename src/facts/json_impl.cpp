@@ -2,3 +2,4 @@
 #define CD_FACTS_JSON_IMPL
 #include "facts/facts.hpp"
 #include "facts/finding.hpp"
+#include "facts/report.hpp"

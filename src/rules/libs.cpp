@@ -293,7 +293,12 @@ void not_found(const Facts& f, Findings& out) {
         x.fix.push_back(fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}", path_dirname(c.path)));
         break;
       }
-    if (x.fix.empty()) x.fix.push_back(fmt::format("{} -m pip install --force-reinstall torch   # restores its nvidia-* wheels", py));
+    if (x.fix.empty() && env_of(f, r.env))
+      x.fix.push_back(fmt::format("{} -m pip install --force-reinstall torch   # restores its nvidia-* wheels", py));
+    else if (x.fix.empty())  // a program outside Python (a pasted ldd): point the loader at a copy
+      x.fix = {fmt::format("ldconfig -p | grep {}   # is a copy installed at all?", r.soname),
+               "# install the CUDA package that ships it (toolkit, cuDNN, NCCL) or add its directory:",
+               "export LD_LIBRARY_PATH=/path/to/its/dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"};
     out.push_back(std::move(x));
   }
 }

@@ -151,8 +151,10 @@ void join_arch(Finding& f, const LogEvent& e, const LogJoin& j) {
 void join_driver_too_old(Finding& f, const LogEvent& e, const LogJoin& j) {
   add_driver(f, j.model);
   // Without this machine's driver (--no-probe, another machine's log) the log's own
-  // nvidia-smi header tells which driver raised the error.
-  if (const LogEvent* smi = first_context(j, "nvidia_smi_banner"); smi && j.model.driver.version.empty()) {
+  // nvidia-smi header tells which driver raised the error (also when the driver above came
+  // from the log's pasted reports: this says on which line).
+  if (const LogEvent* smi = first_context(j, "nvidia_smi_banner");
+      smi && (j.model.driver.version.empty() || j.facts.tool_version == "pasted report")) {
     std::string cuda = capture(*smi, "cuda");
     f.evidence.push_back({fmt::format("nvidia-smi in the log (line {}): driver {}{}", smi->line, capture(*smi, "driver"),
                                       cuda.empty() ? "" : ", supports CUDA up to " + cuda),

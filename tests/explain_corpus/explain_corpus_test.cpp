@@ -15,7 +15,9 @@
 
 #include "derive/model.hpp"
 #include "explain/explain.hpp"
+#include "explain/report.hpp"
 #include "kb/kb.hpp"
+#include "rules/report.hpp"
 #include "rules/rules.hpp"
 #include "util/strings.hpp"
 
@@ -78,11 +80,13 @@ std::map<std::string, std::string> split_of_threads() {
   return m;
 }
 
+// As `explain --no-probe`: pasted environment reports become the facts (explain/report.hpp).
 Findings explain_text(const std::string& text) {
   const Kb& kb = Kb::get();
-  Facts facts;
+  ReportFacts reports = parse_reports(text, kb);
+  Facts facts = reports.facts;
   facts.log = scan_text(text, matcher_for(kb));
-  return log_rules(derive(facts, kb), kb);
+  return explain_rules(derive(facts, kb), kb, reports.reports);
 }
 
 std::set<std::string> finding_ids() {
