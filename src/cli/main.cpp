@@ -68,8 +68,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(rest);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : cd::exit_code::cannot_run;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // CLI11's own message quotes what the user typed (control characters included) over two lines: one
+    // escaped line instead, like every other usage error.
+    std::fprintf(stderr, "cuda-doctor: %s (cuda-doctor --help lists the options)\n", cd::shown(e.what()).c_str());
+    return cd::exit_code::cannot_run;
   } catch (const cd::UsageError& e) {  // the messages quote what the user gave (a path, a --gpu value): escaped
     std::fprintf(stderr, "cuda-doctor: %s\n", cd::shown(e.what()).c_str());
     return cd::exit_code::cannot_run;

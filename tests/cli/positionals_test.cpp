@@ -108,3 +108,24 @@ TEST(Positionals, CheckIgnoreTakesOneValuePerUse) {
     }
   }
 }
+
+// A parse error is one line on stderr with what the user typed escaped (a terminal escape in an
+// argument must not reach the terminal), and exit 3; --help still succeeds.
+TEST(Positionals, ParseErrorsAreOneEscapedLine) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"check", "--no-such-option"},
+           {"scan", "--gpu"},
+           {"check", "--timeout", "soon"},
+           {"check", "--bogus=\x1b]0;owned\x07"}}) {
+    auto r = doctor(args);
+    EXPECT_EQ(r.code, 3) << joined(args);
+    EXPECT_TRUE(r.out.empty()) << joined(args) << "\n" << r.out;
+    ASSERT_FALSE(r.err.empty()) << joined(args);
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << joined(args) << "\n" << r.err;
+    EXPECT_TRUE(r.err.starts_with("cuda-doctor: ")) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  }
+  auto help = doctor({"--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("check"), std::string::npos);
+}
