@@ -18,7 +18,7 @@
 
 namespace {
 
-const char* const kSubcommands[] = {"check", "snapshot", "scan", "explain", "verify", "bench", "libs", "ps", "help"};
+const char* const kSubcommands[] = {"check", "snapshot", "scan", "explain", "verify", "bench", "libs", "ps", "plan", "help"};
 
 // `cuda-doctor`, `cuda-doctor --json` … mean `cuda-doctor check …`.
 std::vector<std::string> with_default_subcommand(int argc, char** argv) {
@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   cd::register_verify(app, global, rc);
   cd::register_libs(app, global, rc);
   cd::register_ps(app, global, rc);
+  cd::register_plan(app, global, rc);
   for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);

@@ -58,6 +58,7 @@ void register_explain(CLI::App& app, GlobalOptions& g, int& rc);   // explain
 void register_verify(CLI::App& app, GlobalOptions& g, int& rc);    // verify, bench
 void register_libs(CLI::App& app, GlobalOptions& g, int& rc);      // libs
 void register_ps(CLI::App& app, GlobalOptions& g, int& rc);        // ps
+void register_plan(CLI::App& app, GlobalOptions& g, int& rc);      // plan
 
 // Hidden entry points for isolated child processes (`cuda-doctor __NAME …`).
 int child_driver_main(const std::vector<std::string>& args);  // cli/child_driver.cpp

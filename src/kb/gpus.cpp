@@ -57,6 +57,10 @@ std::vector<GpuModel> build(const Kb& kb) {
     m.segment = row_str(*row, "segment");
     m.names = row_strs(*row, "names");
     m.source = row_str(*row, "source");
+    m.first_cuda = row_str(*row, "first_cuda");
+    m.first_cuda_source = row_str(*row, "first_cuda_source");
+    m.last_driver_branch = static_cast<int>(row_int(*row, "last_driver_branch").value_or(0));
+    m.last_driver_source = row_str(*row, "last_driver_source");
     if (m.sm) out.push_back(std::move(m));
   }
   return out;

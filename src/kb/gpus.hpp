@@ -16,6 +16,10 @@ struct GpuModel {
   std::string segment;               // "datacenter", "jetson", …
   std::vector<std::string> names;    // "H100", "RTX 4090"
   std::string source;
+  std::string first_cuda;            // the first toolkit that targets it ("12.8"); "" = not recorded
+  std::string first_cuda_source;
+  int last_driver_branch = 0;        // the last driver branch that supports it (580); 0 = still supported
+  std::string last_driver_source;
 };
 
 const std::vector<GpuModel>& gpu_models(const Kb& kb);

@@ -39,6 +39,8 @@ const TorchTables& tables(const Kb& kb) {
       w.nccl = row_str(*r, "nccl");
       w.arch_list = row_strs(*r, "arch_list");
       w.arch_source = row_str(*r, "arch_source");
+      w.arch_list_aarch64 = row_strs(*r, "arch_list_aarch64");
+      w.arch_aarch64_source = row_str(*r, "arch_aarch64_source");
       w.source = row_str(*r, "source");
       t.wheels.push_back(std::move(w));
     }
@@ -61,6 +63,8 @@ std::string major_minor(const std::string& version) {
 }  // namespace
 
 const TorchDefaults& torch_defaults(const Kb& kb) { return tables(kb).defaults; }
+
+const std::vector<TorchRelease>& torch_releases(const Kb& kb) { return tables(kb).releases; }
 
 std::optional<TorchRelease> torch_release(const Kb& kb, const std::string& torch_version) {
   std::string mm = major_minor(torch_version);

@@ -24,8 +24,10 @@ struct TorchWheel {
   std::string torch;         // "2.11"
   std::string variant;       // "cu130"
   std::string cudnn, nccl;
-  std::vector<std::string> arch_list;  // ["sm_75", …, "compute_120"]
+  std::vector<std::string> arch_list;  // ["sm_75", …, "compute_120"] (Linux x86_64)
   std::string arch_source;
+  std::vector<std::string> arch_list_aarch64;  // Linux aarch64 (SBSA) wheels; empty = not recorded
+  std::string arch_aarch64_source;
   std::string source;
 };
 
@@ -37,6 +39,8 @@ struct TorchDefaults {
 };
 const TorchDefaults& torch_defaults(const Kb& kb);
 
+// Every release row, in the table's order (oldest first).
+const std::vector<TorchRelease>& torch_releases(const Kb& kb);
 // The release row for a torch version ("2.11.0+cu130" -> the "2.11" row).
 std::optional<TorchRelease> torch_release(const Kb& kb, const std::string& torch_version);
 // The wheel row for a torch version and variant ("cu130").

@@ -1,0 +1,29 @@
+#pragma once
+// data/plan.toml: what `plan` needs beyond the version tables — which driver package fits
+// which GPU, how conda and pixi get a PyTorch build, and the platforms (WSL2, Windows,
+// Jetson) whose driver or wheels come from elsewhere. Each part keeps its source.
+#include <string>
+
+#include "kb/kb.hpp"
+
+namespace cd {
+
+struct PlanNote {
+  std::string text;
+  std::string url;
+  std::string source;
+};
+
+struct PlanKb {
+  int open_module_min_sm = 75;  // nvidia-driver-NNN-open drives this compute capability and newer
+  std::string open_module_source;
+  std::string conda_last_release = "2.5";  // the last torch on PyTorch's own conda channel
+  std::string conda_source;
+  std::string pixi_snippet;  // with {spec} and {index}
+  std::string pixi_source;
+  PlanNote wsl, jetson, windows;
+};
+
+const PlanKb& plan_kb(const Kb& kb);
+
+}  // namespace cd
