@@ -15,8 +15,9 @@ namespace cd {
 namespace {
 
 // What plan needs of this machine: host, environment, driver and GPUs (NVML first), the
-// platform and the Python environments (their torch and arch lists) — no library or binary scans.
-Facts probe_for_plan(const ProbeOptions& opts) {
+// platform and the Python environments (their torch and arch lists), the toolkits for a build —
+// no library or binary scans.
+Facts probe_for_plan(const ProbeOptions& opts, bool build) {
   ProbeOptions o = opts;
   o.driver_nvml_first = true;
   Facts facts;
@@ -28,6 +29,7 @@ Facts probe_for_plan(const ProbeOptions& opts) {
     probe_platform(driver_part, o);
   });
   probe_pythons(facts, o);
+  if (build) probe_toolkits(facts, o);
   driver.get();
   facts.driver = std::move(driver_part.driver);
   facts.platform = std::move(driver_part.platform);
@@ -39,7 +41,7 @@ int run_plan(const GlobalOptions& g, const PlanFlags& f) {
   const Kb& kb = Kb::get();
   PlanRequest rq;
   if (plan_needs_machine(f) || !g.facts_file.empty()) {
-    Facts facts = load_or_probe(g, probe_for_plan);
+    Facts facts = load_or_probe(g, [&](const ProbeOptions& o) { return probe_for_plan(o, f.purpose == "build"); });
     Model model = derive(facts, kb);
     rq = plan_request(f, &model, kb);
     if (!g.facts_file.empty() && rq.gpu_source == "this machine") rq.gpu_source = "--facts";
@@ -55,16 +57,20 @@ int run_plan(const GlobalOptions& g, const PlanFlags& f) {
 
 void register_plan(CLI::App& app, GlobalOptions& g, int& rc) {
   static PlanFlags f;
+  static std::string from;
   auto* plan = app.add_subcommand("plan", "The exact steps to a working stack: driver, then the PyTorch build and its install command");
-  plan->add_option("--for", f.purpose, "What the stack is for: run (default)");
+  plan->add_option("--for", f.purpose, "What the stack is for: run (default) or build (a toolkit, CUDA_HOME, TORCH_CUDA_ARCH_LIST, MAX_JOBS)");
   repeatable(plan->add_option("--gpu", f.gpus, "Plan for this GPU instead of this machine's: H100, \"RTX 4090\", sm_61, 8.9 (repeatable)"));
   plan->add_option("--driver", f.driver, "Plan for this driver: 550.54.14 (driver), 12.4 (its CUDA) or none");
   plan->add_option("--os", f.os, "linux, wsl or windows (default: this machine's)");
   plan->add_option("--arch", f.arch, "x86_64 or aarch64 (default: this machine's)");
   plan->add_option("--python", f.python, "Python 3.X the wheels must fit (default: the default environment's)");
   plan->add_option("--framework", f.framework, "torch (the newest that fits) or torch==2.X[.Y]");
+  plan->add_option("--cpus", f.cpus, "--for build: CPUs of the build machine (default: this machine's)");
+  plan->add_option("--memory", f.memory_gib, "--for build: memory of the build machine in GiB (default: this machine's)");
   plan->add_option("--installer", f.installer, "pip, uv, conda or pixi (default: pip and uv commands)");
-  plan->callback([&] { rc = run_plan(g, f); });
+  plan->add_option("--from", from, "A cuda.lock written by `cuda-doctor lock`: what differs here and the commands to reproduce it");
+  plan->callback([&] { rc = from.empty() ? run_plan(g, f) : run_plan_from_lock(g, from); });
 }
 
 }  // namespace cd

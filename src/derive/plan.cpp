@@ -540,6 +540,9 @@ Plan make_plan(const PlanRequest& rq, const Kb& kb) {
   }
   p.steps.push_back(driver_step(c, p, n, keep, why_change));
   p.steps.push_back(torch_step(c, p, n, d));
+  if (n.jetson) return p;
+  if (rq.purpose == "build") add_build_steps(p, kb);
+  add_tool_step(p, kb, rq.purpose == "build");
   return p;
 }
 
@@ -578,6 +581,11 @@ nlohmann::json plan_json(const Plan& p) {
       {"torch", torch_json(p.torch, rq)},
       {"nearest", torch_json(p.nearest, rq)},
       {"skipped", p.skipped},
+      {"build", rq.purpose != "build" ? nlohmann::json(nullptr)
+                                      : nlohmann::json{{"cuda", p.build_cuda.empty() ? "" : p.build_cuda.major_minor()},
+                                                       {"torch_cuda_arch_list", p.arch_list},
+                                                       {"max_jobs", p.max_jobs},
+                                                       {"max_jobs_rule", p.max_jobs_rule}}},
       {"steps", p.steps}};
   return j;
 }

@@ -26,8 +26,15 @@ struct InstalledTorch {
   std::string python;  // the command that runs that environment's Python
 };
 
+// A CUDA toolkit of the machine, for --for build.
+struct PlanToolkit {
+  std::string version;  // "13.0.88"
+  std::string root;     // /usr/local/cuda-13.0
+  int host_gcc_max = 0; // its own host_config.h limit; 0 = unknown
+};
+
 struct PlanRequest {
-  std::string purpose = "run";          // what the stack is for (only "run" so far)
+  std::string purpose = "run";          // what the stack is for: run | build
   std::vector<GpuTarget> gpus;          // one per distinct architecture
   std::vector<uint64_t> gpu_memory_mib; // same order as gpus; 0 = unknown
   std::string gpu_source;               // "this machine", "--gpu", "--facts FILE"
@@ -44,6 +51,13 @@ struct PlanRequest {
   std::string installer = "pip";        // pip | uv | conda | pixi
   bool installer_given = false;         // --installer named one: show only its command
   std::vector<InstalledTorch> installed;  // the default environment's torch first
+  // --for build
+  int cpus = 0;                         // 0 = unknown
+  uint64_t memory_mib = 0;              // 0 = unknown
+  std::vector<PlanToolkit> toolkits;
+  std::string host_gcc;                 // version of the gcc nvcc would use ("13.3.0"); "" = unknown
+  std::string torch_cuda_arch_list;     // the environment's TORCH_CUDA_ARCH_LIST, "" = unset
+  bool ci = false;                      // no GPU here on purpose (--gpu on a GPU-less build machine)
 };
 
 // How a CUDA build runs on a driver.
@@ -93,7 +107,21 @@ struct Plan {
   bool satisfiable = true;            // false: no build fits (the steps say why)
   int driver_branch = 0;              // the branch to install; 0 = keep the driver
   Version planned_driver_cuda;        // the CUDA of the driver the plan runs on
+  // --for build: what a CUDA extension is compiled with.
+  Version build_cuda;                 // torch.version.cuda of the torch built against: the toolkit's major.minor
+  std::string arch_list;              // TORCH_CUDA_ARCH_LIST for the GPUs: "8.0;8.6;8.9"
+  int max_jobs = 0;                   // 0 = unknown (no memory or cores known)
+  std::string max_jobs_rule;
 };
+
+// --for build: the toolkit and environment steps (derive/plan_build.cpp), appended to `plan`.
+void add_build_steps(Plan& plan, const Kb& kb);
+// What uv / conda / pixi would do here and the overrides for a machine without the GPU;
+// added when `always` (--for build) or when uv would install a build without kernels for a GPU.
+void add_tool_step(Plan& plan, const Kb& kb, bool always);
+// MAX_JOBS for nvcc-heavy extensions: min(cpus / cores_per_job, memory GiB / gib_per_job), at
+// least 1; 0 when the CPUs or the memory are unknown.
+int max_jobs_for(int cpus, uint64_t memory_mib, int gib_per_job, int cores_per_job);
 
 // Every decision of the plan. Throws UsageError (exit 3) on a pin the knowledge base does not know.
 Plan make_plan(const PlanRequest& request, const Kb& kb);

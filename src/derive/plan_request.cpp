@@ -61,6 +61,19 @@ void machine_torch(PlanRequest& rq, const Model& m) {
   }
 }
 
+// What --for build reads of the machine: CPUs, memory, toolkits, the gcc nvcc would use, TORCH_CUDA_ARCH_LIST.
+void machine_build(PlanRequest& rq, const Facts& f) {
+  rq.cpus = f.host.cpus;
+  rq.memory_mib = f.host.memory_total_mib;
+  for (const auto& t : f.toolkit.toolkits) rq.toolkits.push_back({t.version, t.root, t.host_gcc_max});
+  for (const auto& c : f.toolkit.host_compilers)
+    if (c.kind == "gcc" && !c.version.empty()) {
+      rq.host_gcc = c.version;
+      break;
+    }
+  if (const std::string* v = f.getenv("TORCH_CUDA_ARCH_LIST")) rq.torch_cuda_arch_list = *v;
+}
+
 std::string default_python(const Model& m) {
   for (const auto& e : m.envs)
     if (e.env->is_default) return Version::parse(e.env->version).value_or(Version{}).major_minor();
@@ -73,7 +86,7 @@ bool plan_needs_machine(const PlanFlags& f) { return f.gpus.empty(); }
 
 PlanRequest plan_request(const PlanFlags& f, const Model* machine, const Kb& kb) {
   PlanRequest rq;
-  rq.purpose = one_of("--for", f.purpose, {"run"});
+  rq.purpose = one_of("--for", f.purpose, {"run", "build"});
   if (!f.installer.empty()) rq.installer = one_of("--installer", f.installer, {"pip", "uv", "conda", "pixi"}), rq.installer_given = true;
   rq.torch_pin = parse_torch_pin(f.framework);
   if (!f.python.empty()) {
@@ -83,6 +96,7 @@ PlanRequest plan_request(const PlanFlags& f, const Model* machine, const Kb& kb)
   }
   if (machine) {
     const Facts& facts = machine->facts;
+    machine_build(rq, facts);
     rq.os = facts.platform.wsl ? "wsl" : "linux";
     if (!facts.host.arch.empty()) rq.host_arch = facts.host.arch == "arm64" ? "aarch64" : facts.host.arch;
     rq.container = !facts.platform.container.empty();
@@ -105,6 +119,9 @@ PlanRequest plan_request(const PlanFlags& f, const Model* machine, const Kb& kb)
     if (rq.python.empty()) rq.python = default_python(*machine), rq.python_source = rq.python.empty() ? "" : "the default environment";
   }
   if (!f.driver.empty()) driver_from_flag(rq, f.driver, kb);
+  if (f.cpus < 0 || f.memory_gib < 0) throw UsageError("--cpus and --memory take positive numbers");
+  if (f.cpus > 0) rq.cpus = f.cpus;
+  if (f.memory_gib > 0) rq.memory_mib = static_cast<uint64_t>(f.memory_gib * 1024);
   return rq;
 }
 

@@ -18,6 +18,8 @@ struct PlanFlags {
   std::string python;              // --python 3.X
   std::string framework;           // --framework torch[==2.X[.Y]]
   std::string installer;           // --installer pip|uv|conda|pixi
+  int cpus = 0;                    // --cpus N (build: MAX_JOBS); 0 = this machine's
+  double memory_gib = 0;           // --memory GiB (build: MAX_JOBS); 0 = this machine's
 };
 
 // Whether the flags describe the whole machine (no facts needed): --gpu given.

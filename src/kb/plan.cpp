@@ -23,6 +23,19 @@ PlanKb build(const Kb& kb) {
     p.conda_source = row_str(*s, "source");
   }
   if (const toml::table* s = t["pixi"].as_table()) p.pixi_snippet = row_str(*s, "snippet"), p.pixi_source = row_str(*s, "source");
+  if (const toml::table* s = t["runfile"].as_table())
+    p.runfile_url = row_str(*s, "url"), p.runfile_flags = row_str(*s, "flags"), p.runfile_apt = row_str(*s, "apt"),
+    p.runfile_source = row_str(*s, "source");
+  if (const toml::table* s = t["max_jobs"].as_table()) {
+    p.gib_per_job = static_cast<int>(row_int(*s, "gib_per_job").value_or(20));
+    p.cores_per_job = static_cast<int>(row_int(*s, "cores_per_job").value_or(2));
+    p.max_jobs_source = row_str(*s, "source");
+  }
+  for (const toml::table* r : kb_rows(kb, "plan", "uv_backend"))
+    p.uv.push_back({row_str(*r, "variant"), Version::parse(row_str(*r, "linux_min")).value_or(Version{}),
+                    Version::parse(row_str(*r, "windows_min")).value_or(Version{}), row_str(*r, "source")});
+  if (const toml::table* s = t["overrides"].as_table())
+    p.override_uv = row_str(*s, "uv"), p.override_conda = row_str(*s, "conda"), p.override_source = row_str(*s, "source");
   p.wsl = note(t, "wsl");
   p.jetson = note(t, "jetson");
   p.windows = note(t, "windows");

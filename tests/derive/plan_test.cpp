@@ -134,7 +134,7 @@ TEST(Plan, TableOfMachines) {
     f.framework = c.framework;
     PlanRequest rq = plan_request(f, nullptr, kb);
     Plan p = make_plan(rq, kb);
-    ASSERT_EQ(p.steps.size(), 2u);
+    ASSERT_GE(p.steps.size(), 2u);
     EXPECT_EQ(p.steps[0].id, "driver");
     EXPECT_EQ(p.steps[0].status, c.driver_step) << p.steps[0].title << " | " << c.why;
     EXPECT_EQ(p.driver_branch, c.branch) << c.why;
@@ -281,6 +281,87 @@ TEST(Plan, JsonCarriesTheSteps) {
   EXPECT_EQ(j["torch"]["gpus"][0]["verdict"], "native");
   EXPECT_EQ(j["steps"][0]["id"], "driver");
   EXPECT_TRUE(j["satisfiable"].get<bool>());
+}
+
+// --for build. [RF] NVIDIA CUDA Installation Guide for Linux (runfile --toolkit --silent
+// --toolkitpath; runfile name = cuda_X.Y.N_<Table-3 driver>_linux.run); [FA] flash-attention's
+// MAX_JOBS rule (cpus // 2, ~20 GB per job: 4 nvcc threads x 5 GB, PR #2079).
+TEST(PlanBuild, H200NamesCuda130ArchList90MaxJobsAndTheRunfile) {
+  PlanFlags f;
+  f.gpus = {"H200"}, f.driver = "580.159.04", f.purpose = "build", f.cpus = 16, f.memory_gib = 128;
+  Plan p = plan_for(f);
+  EXPECT_EQ(p.build_cuda.major_minor(), "13.0");  // 2.14 cu130 [RM]
+  EXPECT_EQ(p.arch_list, "9.0");
+  EXPECT_EQ(p.max_jobs, 6);  // min(16 / 2, 128 / 20) [FA]
+  std::string all;
+  for (const auto& s : p.steps)
+    for (const auto& c : s.commands) all += c + "\n";
+  EXPECT_NE(all.find("wget https://developer.download.nvidia.com/compute/cuda/13.0.2/local_installers/cuda_13.0.2_580.95.05_linux.run"),
+            std::string::npos) << all;  // 13.0 Update 2 bundles 580.95.05 [T3][RF]
+  EXPECT_NE(all.find("sudo sh cuda_13.0.2_580.95.05_linux.run --toolkit --silent --toolkitpath=/usr/local/cuda-13.0"), std::string::npos) << all;
+  EXPECT_EQ(all.find("--driver"), std::string::npos) << all;  // never the driver
+  EXPECT_NE(all.find("export CUDA_HOME=/usr/local/cuda-13.0\n"), std::string::npos) << all;
+  EXPECT_NE(all.find("export TORCH_CUDA_ARCH_LIST=\"9.0\"\n"), std::string::npos) << all;
+  EXPECT_NE(all.find("export MAX_JOBS=6\n"), std::string::npos) << all;
+  EXPECT_NE(all.find("export UV_TORCH_BACKEND=cu130"), std::string::npos) << all;
+  EXPECT_NE(all.find("export CONDA_OVERRIDE_CUDA=13.0"), std::string::npos) << all;
+  nlohmann::json j = plan_json(p);
+  EXPECT_EQ(j["build"]["cuda"], "13.0");
+  EXPECT_EQ(j["build"]["max_jobs"], 6);
+}
+
+TEST(PlanBuild, AnInstalledMatchingToolkitIsUsedAndTheInstalledTorchDecides) {
+  PlanFlags f;
+  f.gpus = {"H200"}, f.driver = "580.159.04", f.purpose = "build";
+  PlanRequest rq = plan_request(f, nullptr, Kb::get());
+  rq.installed.push_back({"2.11.0+cu130", "cu130", {"sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"}, "measured", "/opt/torch/.venv", "python3"});
+  rq.toolkits.push_back({"13.0.88", "/usr/local/cuda-13.0", 15});
+  rq.host_gcc = "13.3.0";
+  Plan p = make_plan(rq, Kb::get());
+  ASSERT_GE(p.steps.size(), 4u);
+  EXPECT_EQ(p.steps[2].id, "toolkit");
+  EXPECT_EQ(p.steps[2].status, "ok") << p.steps[2].title;
+  EXPECT_TRUE(p.steps[2].commands.empty());
+  EXPECT_EQ(p.steps[3].commands[0], "export CUDA_HOME=/usr/local/cuda-13.0");
+  EXPECT_NE(p.steps[3].details.back().find("CPUs and memory unknown"), std::string::npos);
+  EXPECT_EQ(p.max_jobs, 0);
+}
+
+TEST(PlanBuild, MixedCardsAndANewerGcc) {
+  PlanFlags f;
+  f.gpus = {"A100", "RTX 3090", "RTX 4090"}, f.driver = "560.35.03", f.purpose = "build", f.cpus = 64, f.memory_gib = 512;
+  PlanRequest rq = plan_request(f, nullptr, Kb::get());
+  rq.host_gcc = "14.2.0";  // CUDA 12.6 accepts gcc <= 13 (data/toolkits.toml)
+  Plan p = make_plan(rq, Kb::get());
+  EXPECT_EQ(p.build_cuda.major_minor(), "12.6");  // 560 = CUDA 12.6 [T3]: 2.14 cu126
+  EXPECT_EQ(p.arch_list, "8.0;8.6;8.9");
+  EXPECT_EQ(p.max_jobs, 25);  // min(64 / 2, 512 / 20)
+  std::string all;
+  for (const auto& s : p.steps)
+    for (const auto& c : s.commands) all += c + "\n";
+  EXPECT_NE(all.find("sudo apt install gcc-13 g++-13"), std::string::npos) << all;
+  EXPECT_NE(all.find("export CUDAHOSTCXX=/usr/bin/g++-13"), std::string::npos) << all;
+  EXPECT_NE(all.find("cuda_12.6.3_560.35.05_linux.run"), std::string::npos) << all;  // 12.6 Update 3 [T3]
+}
+
+TEST(PlanBuild, MaxJobsRule) {
+  EXPECT_EQ(max_jobs_for(16, 128 * 1024, 20, 2), 6);
+  EXPECT_EQ(max_jobs_for(2, 4 * 1024, 20, 2), 1);
+  EXPECT_EQ(max_jobs_for(96, 880 * 1024, 20, 2), 44);
+  EXPECT_EQ(max_jobs_for(0, 1024, 20, 2), 0);
+  EXPECT_EQ(max_jobs_for(8, 0, 20, 2), 0);
+}
+
+TEST(Plan, UvIgnoresComputeCapability) {
+  PlanFlags f;  // uv's table (driver floor only) takes cu129 for 2.11, whose list starts at sm_75 [BC]
+  f.gpus = {"GTX 1080"}, f.driver = "580.95.05", f.framework = "torch==2.11";
+  Plan p = plan_for(f);
+  ASSERT_EQ(p.steps.size(), 3u);
+  EXPECT_EQ(p.steps[2].id, "tools");
+  EXPECT_NE(p.steps[2].title.find("from cu129: no kernels for sm_61"), std::string::npos) << p.steps[2].title;
+  EXPECT_EQ(p.torch.pick.variant, "cu126");
+  f.gpus = {"H100"};  // uv's pick runs: no tools step for run
+  EXPECT_EQ(plan_for(f).steps.size(), 2u);
 }
 
 }  // namespace
