@@ -18,7 +18,7 @@
 
 namespace {
 
-const char* const kSubcommands[] = {"check", "snapshot", "scan", "explain", "verify", "bench", "libs", "ps", "plan", "help"};
+const char* const kSubcommands[] = {"check", "snapshot", "scan", "explain", "verify", "bench", "libs", "ps", "plan", "lock", "help"};
 
 // `cuda-doctor`, `cuda-doctor --json` … mean `cuda-doctor check …`.
 std::vector<std::string> with_default_subcommand(int argc, char** argv) {
@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   cd::register_libs(app, global, rc);
   cd::register_ps(app, global, rc);
   cd::register_plan(app, global, rc);
+  cd::register_lock(app, global, rc);
   for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);

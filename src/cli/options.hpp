@@ -59,6 +59,9 @@ void register_verify(CLI::App& app, GlobalOptions& g, int& rc);    // verify, be
 void register_libs(CLI::App& app, GlobalOptions& g, int& rc);      // libs
 void register_ps(CLI::App& app, GlobalOptions& g, int& rc);        // ps
 void register_plan(CLI::App& app, GlobalOptions& g, int& rc);      // plan
+void register_lock(CLI::App& app, GlobalOptions& g, int& rc);      // lock
+// plan --from cuda.lock (cli/cmd_lock.cpp).
+int run_plan_from_lock(const GlobalOptions& g, const std::string& path);
 
 // Hidden entry points for isolated child processes (`cuda-doctor __NAME …`).
 int child_driver_main(const std::vector<std::string>& args);  // cli/child_driver.cpp

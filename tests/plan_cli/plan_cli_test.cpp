@@ -93,4 +93,74 @@ TEST(PlanCli, BadInputIsOneLineExitThree) {
   }
 }
 
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = std::string(CD_BUILD_DIR) + "/plan_cli_" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(PlanCli, BuildOnTheH200Facts) {
+  auto r = doctor({"plan", "--for", "build", "--facts", kH200});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The recorded toolkit is CUDA 13.0 at /usr/local/cuda-13.0 and torch 2.11.0+cu130 is right: nothing to install.
+  EXPECT_NE(r.out.find("✓ 3  toolkit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("export CUDA_HOME=/usr/local/cuda-13.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("export TORCH_CUDA_ARCH_LIST=\"9.0\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("this environment has TORCH_CUDA_ARCH_LIST=9.0a"), std::string::npos) << r.out;
+  expect_golden("h200-plan-build.txt", r.out);
+}
+
+// lock on the H200's facts, plan --from on this CPU machine's: the round trip of the issue.
+TEST(LockCli, RoundTripH200ToCpu) {
+  auto lock = doctor({"lock", "--facts", kH200});
+  ASSERT_EQ(lock.code, 0) << lock.err;
+  auto j = nlohmann::json::parse(lock.out);
+  EXPECT_EQ(j["schema"], "cuda-doctor/lock/v1");
+  EXPECT_EQ(j["torch"]["version"], "2.11.0+cu130");
+  EXPECT_EQ(j["torch"]["index_url"], "https://download.pytorch.org/whl/cu130");
+  EXPECT_EQ(j["requires"]["driver_min"], "580.65.06");  // CUDA 13.0 GA [T3]
+  EXPECT_EQ(j["requires"]["gpu_archs"][0], "sm_90");
+  EXPECT_EQ(j["env"]["TORCH_CUDA_ARCH_LIST"], "9.0a");
+  std::string path = write_temp("h200.lock", lock.out);
+
+  auto here = doctor({"plan", "--from", path, "--facts", kCpu});
+  EXPECT_EQ(here.code, 2) << here.out << here.err;
+  EXPECT_NE(here.out.find("no NVIDIA driver here"), std::string::npos) << here.out;
+  EXPECT_NE(here.out.find("sudo apt install nvidia-driver-580-open"), std::string::npos) << here.out;
+  EXPECT_NE(here.out.find("-m pip install 'torch==2.11.0+cu130' --extra-index-url https://download.pytorch.org/whl/cu130"), std::string::npos)
+      << here.out;
+  EXPECT_NE(here.out.find("✓ toolkit"), std::string::npos) << here.out;  // both have CUDA 13.0
+  expect_golden("h200-lock-plan-from-cpu.txt", here.out);
+
+  auto same = doctor({"plan", "--from", path, "--facts", kH200});
+  EXPECT_EQ(same.code, 0) << same.out;
+  EXPECT_NE(same.out.find("nothing differs"), std::string::npos) << same.out;
+}
+
+TEST(LockCli, FormatsForPipCondaPixi) {
+  auto req = doctor({"lock", "--format", "requirements", "--facts", kH200});
+  ASSERT_EQ(req.code, 0) << req.err;
+  EXPECT_NE(req.out.find("--extra-index-url https://download.pytorch.org/whl/cu130\ntorch==2.11.0+cu130\n"), std::string::npos) << req.out;
+  EXPECT_NE(req.out.find("\nnvidia-cudnn-cu13==9.19.0.56\n"), std::string::npos) << req.out;
+  auto yml = doctor({"lock", "--format", "environment.yml", "--facts", kH200});
+  EXPECT_NE(yml.out.find("  - python=3.12\n"), std::string::npos) << yml.out;
+  EXPECT_NE(yml.out.find("    - torch==2.11.0+cu130\n"), std::string::npos) << yml.out;
+  auto pixi = doctor({"lock", "--format", "pixi", "--facts", kH200});
+  EXPECT_NE(pixi.out.find("torch = { version = \"==2.11.0\", index = \"https://download.pytorch.org/whl/cu130\" }"), std::string::npos) << pixi.out;
+  EXPECT_NE(pixi.out.find("[system-requirements]\ncuda = \"13.0\""), std::string::npos) << pixi.out;
+}
+
+TEST(LockCli, GarbageLocksAreOneLineExitThree) {
+  for (const std::string& text : {std::string("not json at all"), std::string("{\"schema\": \"cuda-doctor/facts/v1\"}"),
+                                   std::string("{\"schema\": \"cuda-doctor/lock/v1\", \"torch\": []}"), std::string("[1,2]")}) {
+    auto r = doctor({"plan", "--from", write_temp("garbage.lock", text), "--facts", kCpu});
+    EXPECT_EQ(r.code, 3) << text << ": " << r.out;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_NE(r.err.find("not a cuda-doctor lock"), std::string::npos) << r.err;
+  }
+  auto r = doctor({"lock", "--facts", kCpu});  // no environment with CUDA packages
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.err.find("nothing to lock"), std::string::npos) << r.err;
+}
+
 }  // namespace
