@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target with clang (its own build dir, build-fuzz/) and fuzzes the
 # parsers and --root resolution for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the
-# six targets)
+# seven targets)
 # Seeds: tiny real binaries from nvcc when it is installed, else a hand-made fatbin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +10,7 @@ dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
 # Quiet when it builds; the whole log when it does not.
-if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz root_fuzz >"$dir/ninja.log" 2>&1; then
+if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz root_fuzz lock_fuzz >"$dir/ninja.log" 2>&1; then
   cat "$dir/ninja.log" >&2
   echo "fuzz/run.sh: the fuzz targets did not build" >&2
   exit 1
@@ -34,7 +34,7 @@ if [ -z "$(ls -A "$corpus")" ]; then
   printf '\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x01\x40\x00\x00\x00%056d' 0 |
     head -c 80 >"$corpus/min.fatbin"
 fi
-share=$(( secs / 6 > 0 ? secs / 6 : 1 ))
+share=$(( secs / 7 > 0 ? secs / 7 : 1 ))
 # A fixed seed makes a CI failure replayable (CD_FUZZ_SEED=0 lets libFuzzer pick one).
 seed=${CD_FUZZ_SEED:-1}
 "$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
@@ -86,3 +86,11 @@ if [ -z "$(ls -A "$roots")" ]; then
 fi
 cp -n fuzz/regressions/root/* "$roots"/ 2>/dev/null || true
 "$dir/fuzz/root_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1024 "$roots"
+# plan --from's lock reader: seeded with a lock shaped like `lock` writes and broken ones.
+locks="$dir/fuzz-lock"
+mkdir -p "$locks"
+if [ -z "$(ls -A "$locks")" ]; then
+  printf '{"schema":"cuda-doctor/lock/v1","machine":{"gpus":[{"sm":90,"name":"NVIDIA H200"}],"driver":"580.159.04"},"torch":{"version":"2.11.0+cu130","arch_list":["sm_90"]},"packages":[{"name":"nvidia-cudnn-cu13","version":"9.19.0.56"}],"env":{"CUDA_HOME":"/usr/local/cuda"}}' >"$locks/lock"
+  printf '{"schema":"cuda-doctor/lock/v1","torch":[],"env":{"A":1}}' >"$locks/bad"
+fi
+"$dir/fuzz/lock_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$locks"

@@ -8,6 +8,7 @@
 #include "derive/plan.hpp"
 #include "derive/plan_request.hpp"
 #include "kb/kb.hpp"
+#include "probe/resources.hpp"
 #include "report/plan_report.hpp"
 #include "util/errors.hpp"
 
@@ -43,7 +44,13 @@ int run_plan(const GlobalOptions& g, const PlanFlags& f) {
   if (plan_needs_machine(f) || !g.facts_file.empty()) {
     Facts facts = load_or_probe(g, [&](const ProbeOptions& o) { return probe_for_plan(o, f.purpose == "build"); });
     Model model = derive(facts, kb);
-    rq = plan_request(f, &model, kb);
+    PlanFlags flags = f;
+    if (g.facts_file.empty() && f.purpose == "build") {  // this machine's CPUs and memory, unless named
+      BuildResources res = probe_build_resources(probe_options(g).root);
+      if (!flags.cpus) flags.cpus = res.cpus;
+      if (flags.memory_gib <= 0) flags.memory_gib = static_cast<double>(res.memory_mib) / 1024.0;
+    }
+    rq = plan_request(flags, &model, kb);
     if (!g.facts_file.empty() && rq.gpu_source == "this machine") rq.gpu_source = "--facts";
   } else {
     rq = plan_request(f, nullptr, kb);

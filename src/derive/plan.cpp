@@ -525,10 +525,10 @@ Plan make_plan(const PlanRequest& rq, const Kb& kb) {
       }
     }
   }
-  if (!keep) {
+  if (!keep && !n.jetson) {  // a Jetson's driver is JetPack's
     p.driver_branch = planned_branch(c, n);
     d = planned_driver(c, p.driver_branch);
-    if (!n.jetson) found = search(c, d, rq.torch_pin);
+    found = search(c, d, rq.torch_pin);
   }
   p.planned_driver_cuda = d.cuda;
   p.skipped = found.skipped;

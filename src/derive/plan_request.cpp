@@ -63,8 +63,6 @@ void machine_torch(PlanRequest& rq, const Model& m) {
 
 // What --for build reads of the machine: CPUs, memory, toolkits, the gcc nvcc would use, TORCH_CUDA_ARCH_LIST.
 void machine_build(PlanRequest& rq, const Facts& f) {
-  rq.cpus = f.host.cpus;
-  rq.memory_mib = f.host.memory_total_mib;
   for (const auto& t : f.toolkit.toolkits) rq.toolkits.push_back({t.version, t.root, t.host_gcc_max});
   for (const auto& c : f.toolkit.host_compilers)
     if (c.kind == "gcc" && !c.version.empty()) {

@@ -25,10 +25,8 @@ struct HostFacts {
   std::string kernel;   // uname -r
   std::string arch;     // x86_64 / aarch64
   std::string glibc;
-  int cpus = 0;                   // CPUs this process may run on (sched_getaffinity); 0 = unknown
-  uint64_t memory_total_mib = 0;  // MemTotal, or the cgroup's memory.max when lower; 0 = unknown
 };
-CD_JSON(HostFacts, hostname, os, kernel, arch, glibc, cpus, memory_total_mib)
+CD_JSON(HostFacts, hostname, os, kernel, arch, glibc)
 
 // A probe's failure or caveat, recorded as data ("nvml: timed out after 10 s").
 struct ProbeNote {

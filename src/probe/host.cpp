@@ -1,13 +1,9 @@
 // The host probe: OS, kernel, glibc, and the environment variables a diagnosis needs,
 // kept by exact name and with credentials redacted (snapshots are shared).
-#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <gnu/libc-version.h>
-
-#include <cctype>
-#include <cstdlib>
 
 #include "probe/probe.hpp"
 #include "util/redact.hpp"
@@ -63,31 +59,6 @@ std::string os_pretty_name(const Root& root) {
   return {};
 }
 
-// CPUs this process may run on (a container's cpuset, taskset), else the online count.
-int usable_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 0;
-}
-
-// MemTotal of /proc/meminfo, lowered to the cgroup v2 limit (/sys/fs/cgroup/memory.max) when
-// one is set: what a build in this container may use.
-uint64_t usable_memory_mib(const Root& root) {
-  uint64_t mib = 0;
-  if (auto text = root.read("/proc/meminfo"))
-    for (const auto& line : split(*text, '\n'))
-      if (line.rfind("MemTotal:", 0) == 0) mib = std::strtoull(line.c_str() + 9, nullptr, 10) / 1024;
-  if (auto max = root.read("/sys/fs/cgroup/memory.max")) {
-    std::string v(trim(*max));
-    if (!v.empty() && std::isdigit(static_cast<unsigned char>(v[0]))) {
-      uint64_t limit = std::strtoull(v.c_str(), nullptr, 10) >> 20;
-      if (limit && (!mib || limit < mib)) mib = limit;
-    }
-  }
-  return mib;
-}
-
 }  // namespace
 
 std::map<std::string, std::string> current_environment() {
@@ -114,7 +85,6 @@ void probe_host(Facts& facts, const ProbeOptions& opts) {
   if (auto osrel = opts.root.read("/proc/sys/kernel/osrelease"); osrel && !opts.root.is_host())
     facts.host.kernel = std::string(trim(*osrel));
   facts.host.glibc = gnu_get_libc_version();
-  if (opts.root.is_host()) facts.host.cpus = usable_cpus(), facts.host.memory_total_mib = usable_memory_mib(opts.root);
 }
 
 void probe_env(Facts& facts, const ProbeOptions& opts) {

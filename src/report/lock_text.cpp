@@ -24,7 +24,7 @@ std::string mm(const std::string& v) { return Version::parse(v).value_or(Version
 
 }  // namespace
 
-std::string render_lock(const LockDoc& lock) { return lock_json(lock).dump(2) + "\n"; }
+std::string render_lock(const LockDoc& lock) { return lock_json(lock).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
 
 std::string render_lock_requirements(const LockDoc& l) {
   std::string out = header(l);
@@ -78,6 +78,6 @@ std::string render_lock_diff_text(const LockDiff& d, const ReportOptions& opts) 
   return out;
 }
 
-std::string render_lock_diff_json(const LockDiff& d) { return lock_diff_json(d).dump(2) + "\n"; }
+std::string render_lock_diff_json(const LockDiff& d) { return lock_diff_json(d).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
 
 }  // namespace cd

@@ -68,6 +68,6 @@ std::string render_plan_text(const Plan& p, const ReportOptions& opts) {
   return out;
 }
 
-std::string render_plan_json(const Plan& p) { return plan_json(p).dump(2) + "\n"; }
+std::string render_plan_json(const Plan& p) { return plan_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
 
 }  // namespace cd
