@@ -10,7 +10,7 @@ dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
 # Quiet when it builds; the whole log when it does not.
-if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz root_fuzz lock_fuzz >"$dir/ninja.log" 2>&1; then
+if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz root_fuzz lock_fuzz pkglog_fuzz >"$dir/ninja.log" 2>&1; then
   cat "$dir/ninja.log" >&2
   echo "fuzz/run.sh: the fuzz targets did not build" >&2
   exit 1
@@ -34,7 +34,7 @@ if [ -z "$(ls -A "$corpus")" ]; then
   printf '\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x01\x40\x00\x00\x00%056d' 0 |
     head -c 80 >"$corpus/min.fatbin"
 fi
-share=$(( secs / 7 > 0 ? secs / 7 : 1 ))
+share=$(( secs / 9 > 0 ? secs / 9 : 1 ))
 # A fixed seed makes a CI failure replayable (CD_FUZZ_SEED=0 lets libFuzzer pick one).
 seed=${CD_FUZZ_SEED:-1}
 "$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
@@ -94,3 +94,17 @@ if [ -z "$(ls -A "$locks")" ]; then
   printf '{"schema":"cuda-doctor/lock/v1","torch":[],"env":{"A":1}}' >"$locks/bad"
 fi
 "$dir/fuzz/lock_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$locks"
+# Package-manager logs: seeded with the install_* fixtures' logs, the reader's byte first.
+pkglogs="$dir/fuzz-pkglog"
+mkdir -p "$pkglogs"
+if [ -z "$(ls -A "$pkglogs")" ]; then
+  r=tests/fixtures/roots
+  { printf '\x00'; gzip -dc $r/install_upgraded_435/var/log/apt/history.log.1.gz; } >"$pkglogs/history"
+  { printf '\x01'; cat $r/install_unattended_550/var/log/dpkg.log.1; } >"$pkglogs/dpkg"
+  { printf '\x02'; cat $r/install_dnf_rocky/var/log/dnf.rpm.log; } >"$pkglogs/dnf"
+  { printf '\x03'; gzip -dc $r/install_unattended_550/var/log/unattended-upgrades/unattended-upgrades.log.1.gz; } >"$pkglogs/uu"
+  { printf '\x04'; cat $r/install_upgraded_435/var/log/dpkg.log.2.gz; } >"$pkglogs/gz"
+  { printf '\x05'; cat $r/topo_acs_on/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/config; } >"$pkglogs/config"
+fi
+cp -n fuzz/regressions/pkglog/* "$pkglogs"/ 2>/dev/null || true
+"$dir/fuzz/pkglog_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$pkglogs"

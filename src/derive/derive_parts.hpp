@@ -16,6 +16,11 @@ std::vector<MachineGpu> derive_gpus(const DriverFacts& d);       // derive/gpus.
 std::vector<GpuTarget> gpu_targets(const std::vector<MachineGpu>& gpus);
 
 PlatformModel derive_platform(const Facts& f);                   // derive/platform.cpp
+// Fills the driver-forensics part of `p` (derive/driver_install.cpp).
+void derive_driver_install(const Facts& f, PlatformModel& p);
+// "6.8.0-49-generic" < "6.8.0-51-generic": numeric runs compared as numbers.
+bool kernel_less(const std::string& a, const std::string& b);
+TopologyModel derive_topology(const Facts& f);                   // derive/topology.cpp
 
 // derive/processes.cpp: each NVML process's state, owner, age, idle time and place; each
 // GPU's memory against what its processes account for.

@@ -32,11 +32,59 @@ struct MachineGpu {
 };
 
 // GPU device nodes and containers (derive/platform.cpp).
+// Whether an installed kernel has an NVIDIA module modprobe can load (its modules.dep).
+enum class ModuleFile { unknown, present, missing };
+
+// Why the installed NVIDIA kernel module is not loaded, when the files say it.
+enum class ModuleBlocker {
+  none,
+  not_built,    // no nvidia module for the running kernel (DKMS did not build it)
+  secure_boot,  // Secure Boot is on and the running kernel's module carries no signature
+  nouveau,      // nouveau is loaded (and holds the GPU)
+};
+
+// Two GPUs and the PCIe path between them (derive/topology.cpp).
+struct GpuPair {
+  size_t a = 0, b = 0;                  // indexes into facts.platform.topology.gpus
+  std::string relation;                 // "same PCIe switch", "same root port", "same host bridge", "same NUMA node",
+                                        // "different NUMA nodes", "unknown" (NCCL's PIX/PXB, PHB, NODE, SYS)
+  const PciBridge* common = nullptr;    // the deepest bridge both paths share (none: they meet in the root complex)
+  std::vector<const PciBridge*> redirecting;  // bridges below it whose ACS control redirects P2P to the root complex
+  bool acs_unknown = false;             // a bridge below it whose ACS control could not be read
+};
+
+struct TopologyModel {
+  std::vector<GpuPair> pairs;
+  bool iommu_on = false;          // IOMMU groups exist
+  bool iommu_passthrough = false; // iommu=pt / iommu.passthrough=1 on the command line
+  std::vector<const NetInterface*> up;   // interfaces up (or "unknown" with a carrier-less driver), physical first
+  const NetInterface* route = nullptr;   // the one carrying the IPv4 default route
+  std::vector<const IbDevice*> ib_active;  // with a port in state ACTIVE
+  std::vector<const IbDevice*> ib_down;    // with no ACTIVE port
+};
+
 struct PlatformModel {
   bool gpu_device_nodes = false;        // /dev/nvidia0 … present
   bool container_without_gpus = false;  // a container not given the host's GPUs
   bool machine_has_gpu = false;         // a GPU, an NVIDIA PCI device or a loaded module
   bool cuda_sees_no_gpu = false;        // cuInit found no device (CUDA_VISIBLE_DEVICES, missing nodes)
+
+  // Driver forensics (derive/driver_install.cpp).
+  bool driver_installed = false;        // user-space libraries, a module file or a DKMS module
+  std::string library_version;          // the driver version of the libraries the loader uses ("" none)
+  const PackageEvent* library_change = nullptr;  // the newest package change that installed library_version
+  std::string library_change_by;        // who made it (its transaction's, or a record of the same minute)
+  std::vector<std::string> driver_packages;  // NVIDIA driver packages the logs say are installed now
+  bool packages_from_dnf = false;       // those logs are dnf's (versionlock, not apt-mark hold)
+  std::string running_kernel;           // facts.host.kernel
+  ModuleFile running_kernel_module = ModuleFile::unknown;
+  const KernelModuleFile* running_module = nullptr;
+  std::string newest_kernel;            // the newest installed kernel, when newer than the running one
+  ModuleFile newest_kernel_module = ModuleFile::unknown;
+  bool nouveau_blacklisted = false;
+  ModuleBlocker module_blocker = ModuleBlocker::none;
+
+  TopologyModel topology;
 };
 
 // What --deep learned of JAX in one environment (derive/envs.cpp). The report shows the

@@ -28,6 +28,8 @@ PlatformModel derive_platform(const Facts& f) {
   // cuInit 100 CUDA_ERROR_NO_DEVICE, or zero devices: CUDA_VISIBLE_DEVICES hides them or the nodes are missing.
   constexpr int kNoDevice = 100;
   p.cuda_sees_no_gpu = d.cu_init_status == kNoDevice || (d.cu_init_status == 0 && d.cuda_device_count == 0);
+  derive_driver_install(f, p);
+  p.topology = derive_topology(f);
   return p;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "facts/json.hpp"
+#include "facts/platform.hpp"
 
 namespace cd {
 
@@ -129,11 +130,14 @@ struct DriverFacts {
   int viewer_uid = -1;       // the uid cuda-doctor ran as (whose processes are "own")
   bool holders_scanned = false;       // ps: /proc/*/fd was scanned for device files
   std::vector<DeviceHolder> device_holders;
+  // When NVML or cuInit failed: the device nodes the child could not open(2), with why
+  // ("/dev/nvidiactl: Operation not permitted" = the cgroup denies them).
+  std::vector<std::string> device_open_errors;
 };
 CD_JSON(DriverFacts, module_loaded, module_version, module_version_source, libraries, nvml_driver_version, nvml_status,
         nvml_error, nvml_library, nvml_cuda_driver_version, cuda_driver_version, cu_init_status, cu_init_error,
         libcuda_loaded, cuda_device_count, query_error, gpus, pci_gpus, pci_devices_seen, processes, device_nodes,
-        queried_unix, viewer_uid, holders_scanned, device_holders)
+        queried_unix, viewer_uid, holders_scanned, device_holders, device_open_errors)
 
 // A directory on the library search path that holds something notable (a stub libcuda,
 // a cuda-compat libcuda).
@@ -155,8 +159,11 @@ struct PlatformFacts {
   std::vector<std::string> stub_dirs_on_search_path;  // toolkit stubs/ dirs on LD_LIBRARY_PATH or ld.so.conf
   std::vector<SearchPathDir> stub_dirs;    // the same, with how each is reached and its files
   std::vector<SearchPathDir> compat_dirs;  // cuda-compat dirs (…/compat) on the search path
+  DriverInstallFacts driver_install;       // package history, kernel modules, DKMS, nouveau, Secure Boot
+  ContainerRuntimeFacts container_runtime; // NVIDIA Container Toolkit, docker/containerd/CDI, mounts, cgroup
+  TopologyFacts topology;                  // PCIe paths, ACS, NUMA, IOMMU, InfiniBand, network interfaces
 };
 CD_JSON(PlatformFacts, container, container_evidence, wsl, wsl_version, wsl_evidence, wsl_lib_dir, dev_dxg,
-        stub_dirs_on_search_path, stub_dirs, compat_dirs)
+        stub_dirs_on_search_path, stub_dirs, compat_dirs, driver_install, container_runtime, topology)
 
 }  // namespace cd

@@ -10,6 +10,13 @@
 #include <cstdio>
 #include <vector>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "gpu/cuda_api.hpp"
 #include "gpu/nvml_api.hpp"
 #include "util/strings.hpp"
@@ -287,6 +294,31 @@ void merge_cuda(DriverFacts& out, DriverFacts&& cuda) {
 
 }  // namespace
 
+namespace {
+
+// After a failed NVML or cuInit: which /dev/nvidia* nodes cannot be opened, and why. A
+// container whose cgroup lost its device rules gets EPERM here although the nodes exist.
+std::vector<std::string> device_open_errors() {
+  std::vector<std::string> out;
+  DIR* dir = opendir("/dev");
+  if (!dir) return out;
+  std::vector<std::string> names;
+  while (dirent* e = readdir(dir))
+    if (std::strncmp(e->d_name, "nvidia", 6) == 0 && names.size() < 64) names.emplace_back(e->d_name);
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    std::string path = "/dev/" + n;
+    if (n == "nvidia-caps" || n == "nvidia-uvm-tools") continue;
+    int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+    else out.push_back(path + ": " + std::strerror(errno));
+  }
+  return out;
+}
+
+}  // namespace
+
 DriverFacts query_driver(const QueryProgress& progress, bool nvml_first) {
   DriverFacts out;
   auto stage = [&](std::string_view s) {
@@ -316,6 +348,11 @@ DriverFacts query_driver(const QueryProgress& progress, bool nvml_first) {
   cuda_thread.join();
   merge_cuda(out, std::move(cuda));
   partial();
+  if (out.nvml_status > 0 || out.cu_init_status > 0) {
+    stage("device files");
+    out.device_open_errors = device_open_errors();
+    partial();
+  }
   return out;
 }
 

@@ -67,6 +67,7 @@ void merge_driver_query(DriverFacts& d, DriverFacts q) {
   d.gpus = std::move(q.gpus);
   d.processes = std::move(q.processes);
   d.queried_unix = q.queried_unix;
+  d.device_open_errors = std::move(q.device_open_errors);
 }
 
 void probe_driver(Facts& facts, const ProbeOptions& opts) {

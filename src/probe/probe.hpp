@@ -37,6 +37,11 @@ void probe_host(Facts&, const ProbeOptions&);        // probe/host.cpp
 void probe_env(Facts&, const ProbeOptions&);         // probe/host.cpp: CUDA-relevant variables
 void probe_driver(Facts&, const ProbeOptions&);      // probe/driver*.cpp
 void probe_platform(Facts&, const ProbeOptions&);    // probe/platform.cpp
+// Package history, kernel modules per kernel, DKMS, nouveau, Secure Boot (probe/driver_install.cpp);
+// after probe_driver (module signatures are read only when the module is not loaded).
+void probe_driver_install(Facts&, const ProbeOptions&);
+void probe_containers(Facts&, const ProbeOptions&);  // probe/containers.cpp: toolkit, runtimes, CDI, mounts, cgroup
+void probe_topology(Facts&, const ProbeOptions&);    // probe/topology.cpp: after probe_driver (its pci_gpus)
 void probe_toolkits(Facts&, const ProbeOptions&);    // probe/toolkits*.cpp
 void probe_pythons(Facts&, const ProbeOptions&);     // probe/python*.cpp
 void probe_libs(Facts&, const ProbeOptions&);        // probe/libs*.cpp

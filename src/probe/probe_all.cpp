@@ -36,6 +36,9 @@ Facts probe_all(const ProbeOptions& opts) {
   auto driver = std::async(std::launch::async, [&] {
     timed(driver_part, "driver", [&] { probe_driver(driver_part, opts); });
     timed(driver_part, "platform", [&] { probe_platform(driver_part, opts); });
+    timed(driver_part, "driver_install", [&] { probe_driver_install(driver_part, opts); });
+    timed(driver_part, "containers", [&] { probe_containers(driver_part, opts); });
+    timed(driver_part, "topology", [&] { probe_topology(driver_part, opts); });
   });
   timed(facts, "toolkits", [&] { probe_toolkits(facts, opts); });
   timed(facts, "pythons", [&] { probe_pythons(facts, opts); });

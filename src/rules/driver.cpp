@@ -52,6 +52,7 @@ void driver_missing(const Model& m, const Kb& kb, Findings& out) {
   const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
   if (driver_answers(d) || f.platform.wsl || m.platform.container_without_gpus) return;
+  if (m.platform.module_blocker != ModuleBlocker::none) return;  // rules/driver_install.cpp names the cause
   bool unbound_gpu = std::any_of(d.pci_gpus.begin(), d.pci_gpus.end(), [](const PciGpu& g) { return g.driver != "nvidia"; });
   if (unbound_gpu) return;  // driver.gpu_without_driver says it better
   const DriversKb& dk = drivers_kb(kb);
@@ -159,10 +160,13 @@ void nvidia_uvm_missing(const Model& m, Findings& out) {
   out.push_back(std::move(x));
 }
 
-void gpu_without_driver(const Facts& f, const Kb& kb, Findings& out) {
+void gpu_without_driver(const Model& m, const Kb& kb, Findings& out) {
+  const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
   for (const auto& g : d.pci_gpus) {
     if (g.driver == "nvidia") continue;
+    // No driver bound because the module cannot load: rules/driver_install.cpp says why, once.
+    if (g.driver.empty() && m.platform.module_blocker != ModuleBlocker::none) continue;
     bool known = std::any_of(d.gpus.begin(), d.gpus.end(), [&](const GpuInfo& i) { return i.pci_bus_id == g.address; });
     if (known) continue;
     Finding x = new_finding("driver.gpu_without_driver", Severity::error, "PCI " + g.address, "");
@@ -174,6 +178,8 @@ void gpu_without_driver(const Facts& f, const Kb& kb, Findings& out) {
       x.title = "NVIDIA GPU " + g.address + " is driven by nouveau, not the NVIDIA driver";
       x.explanation = "The open-source nouveau driver holds the GPU; CUDA needs NVIDIA's driver, and nouveau must be "
                       "blacklisted before it can load.";
+      const auto& bl = f.platform.driver_install.nouveau_blacklisted_in;
+      if (!bl.empty()) x.evidence.push_back({"blacklisted in " + join(bl, ", ") + " (but bound: the initramfs predates it)", bl.front()});
       x.fix = {"printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
                "sudo update-initramfs -u"};
       auto inst = install_driver_fix(f, drivers_kb(kb));
@@ -212,7 +218,8 @@ void gpu_without_driver(const Facts& f, const Kb& kb, Findings& out) {
   }
 }
 
-void library_mismatch(const Facts& f, Findings& out) {
+void library_mismatch(const Model& m, Findings& out) {
+  const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
   if (f.platform.wsl) return;
   // Libraries the loader uses: those the soname links point at (else every versioned file).
@@ -250,9 +257,10 @@ void library_mismatch(const Facts& f, Findings& out) {
     x.fix = {"sudo reboot",
              "# or, without a reboot, stop everything using the GPU and reload the module:",
              "sudo systemctl stop nvidia-persistenced; sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia",
-             "sudo modprobe nvidia && sudo modprobe nvidia_uvm && nvidia-smi",
-             "# keep unattended upgrades from doing it again: sudo apt-mark hold 'nvidia-*' 'libnvidia-*'"};
+             "sudo modprobe nvidia && sudo modprobe nvidia_uvm && nvidia-smi"};
+    for (auto& line : hold_fix(m)) x.fix.push_back(std::move(line));
   }
+  add_library_change_evidence(m, x);
   out.push_back(std::move(x));
 }
 
@@ -477,8 +485,8 @@ Findings driver_rules(const Model& m, const Kb& kb) {
   driver_missing(m, kb, out);
   libcuda_unloadable(f, out);
   nvidia_uvm_missing(m, out);
-  gpu_without_driver(f, kb, out);
-  library_mismatch(f, out);
+  gpu_without_driver(m, kb, out);
+  library_mismatch(m, out);
   stub_library(f, out);
   forward_compat(f, kb, out);
   persistence_off(f, kb, out);

@@ -16,7 +16,8 @@ Finding new_finding(std::string id, Severity severity, std::string subject, std:
 
 Findings check_rules(const Model& m, const Kb& kb) {
   Findings all;
-  for (auto rule : {driver_rules, device_rules, platform_rules, toolkit_rules, arch_rules, framework_rules, libs_rules, memory_rules}) {
+  for (auto rule : {driver_rules, driver_install_rules, device_rules, platform_rules, container_rules, topology_rules,
+                    toolkit_rules, arch_rules, framework_rules, libs_rules, memory_rules}) {
     Findings part = rule(m, kb);
     all.insert(all.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
   }

@@ -16,6 +16,16 @@ using Findings = std::vector<Finding>;
 Findings driver_rules(const Model&, const Kb&);     // rules/driver.cpp: layer 1 driver.*
 Findings device_rules(const Model&, const Kb&);     // rules/device.cpp: device.*
 Findings platform_rules(const Model&, const Kb&);   // rules/platform.cpp: container.*, wsl.*
+// rules/driver_install.cpp: driver.module_not_built, driver.secure_boot_unsigned, driver.nouveau,
+// and for driver.library_mismatch the package change behind it and the command that holds the packages.
+Findings driver_install_rules(const Model&, const Kb&);
+void add_library_change_evidence(const Model& m, Finding& x);
+std::vector<std::string> hold_fix(const Model& m);
+// rules/containers.cpp: container.toolkit_missing, container.runtime_not_configured, and
+// container.no_gpu_runtime for device nodes the container may not open.
+Findings container_rules(const Model&, const Kb&);
+// rules/topology.cpp: pcie.* (ACS redirect, IOMMU translation) and nccl.* placement advice.
+Findings topology_rules(const Model&, const Kb&);
 Findings toolkit_rules(const Model&, const Kb&);    // rules/toolkit.cpp: toolkit.*
 Findings arch_rules(const Model&, const Kb&);       // rules/arch.cpp: arch.*
 Findings framework_rules(const Model&, const Kb&);  // rules/framework.cpp: framework.*

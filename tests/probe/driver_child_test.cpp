@@ -203,6 +203,13 @@ TEST(DriverChild, RootFixturesEndToEnd) {
       {"platform_wsl1", "wsl.driver_problem/error"},
       {"platform_wsl2_linux_driver", "wsl.driver_problem/error"},
       {"platform_wsl2_ok", ""},
+      {"install_upgraded_435", "driver.library_mismatch/error"},
+      {"install_unattended_550", "driver.library_mismatch/error"},
+      {"install_dnf_rocky", "driver.library_mismatch/error"},
+      {"install_not_built", "driver.module_not_built/error"},
+      {"install_next_boot", "driver.module_not_built/warning"},
+      {"install_secure_boot", "driver.secure_boot_unsigned/error"},
+      {"install_nouveau", "driver.nouveau/error"},
   };
   for (const auto& [root, want] : expected) {
     cd::ProcessOptions p;
