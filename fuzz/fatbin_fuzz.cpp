@@ -14,6 +14,7 @@
 
 #include "binary/budget.hpp"
 #include "binary/file_scan.hpp"
+#include "binary/prefetch.hpp"
 #include "binary/scan.hpp"
 
 namespace {
@@ -62,6 +63,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(notes <= limits.notes_per_run + 2, "notes per run (+ one 'N more' line per file)");
   check(run.decompressed() <= limits.decompressed_per_run, "decompressed bytes per run");
   check(run.peak_held() <= limits.decompressed_per_file, "bytes held at once");
+
+  // The read-ahead of registered containers: the input as both the wrapper table and the
+  // section (offsets anywhere in it), with the residency shortcut off so the chains are read.
+  auto offsets = cd::bin::registered_containers(bytes, 0, size);
+  check(offsets.size() <= size / 24, "one registered container per wrapper at most");
+  auto ahead = cd::bin::prefetch_containers(bytes, offsets, 2, false);
+  check(ahead.headers <= offsets.size() * 4097, "headers read ahead per container");
 
   cd::bin::FatbinParse p = cd::bin::parse_fatbin(bytes, 0);
   check(p.notes.size() <= cd::bin::kMaxParseNotes, "notes per parse");

@@ -1,12 +1,18 @@
 // One file -> its containers. ELF input goes through libelf (sections, archive members):
-// from the file's descriptor in libelf's read-only ELF_C_READ_MMAP mode, or from a private
-// copy for bytes in memory, so nothing ever writes to the caller's mapping. Problems are
-// notes (counted, capped per file and per run: binary/budget.hpp); --kernels decompresses
-// one image per container within the per-file and per-run byte budgets.
+// from the file's descriptor in libelf's read mode, which reads the ELF and section
+// headers with pread (a cold page cache then costs a few pages, not the read-around
+// window of a mapping's fault), or from a private copy for bytes in memory, so nothing
+// ever writes to the caller's mapping. Section names and fatbins are read from our own
+// read-only mapping, marked MADV_RANDOM: the scan touches scattered headers, and
+// binary/prefetch reads a library's registered containers ahead on many threads.
+// Problems are notes (counted, capped per file and per run: binary/budget.hpp);
+// --kernels decompresses one image per container within the per-file and per-run byte
+// budgets.
 #include "binary/file_scan.hpp"
 
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/mman.h>
 
 #include <cstring>
 #include <memory>
@@ -16,6 +22,7 @@
 #include "binary/cubin.hpp"
 #include "binary/decompress.hpp"
 #include "binary/mapped_file.hpp"
+#include "binary/prefetch.hpp"
 #include "binary/ptx.hpp"
 
 namespace cd::bin {
@@ -40,11 +47,16 @@ bool member_header_ok(Bytes file, uint64_t at) {
 
 // Where fatbins live: .nv_fatbin (linked), __nv_relfatbin (-rdc objects), and the
 // large-model data sections some big libraries register their modules from (cuFFT: .ldata).
-bool fatbin_section(const char* name) {
-  for (const char* s : {".nv_fatbin", "__nv_relfatbin", ".ldata", ".lrodata"})
-    if (std::strcmp(name, s) == 0) return true;
+bool fatbin_section(std::string_view name) {
+  for (std::string_view s : {".nv_fatbin", "__nv_relfatbin", ".ldata", ".lrodata"})
+    if (name == s) return true;
   return false;
 }
+
+// Fewer registered containers than this are walked as they come; the read-ahead threads
+// keep that many reads in flight per library (the walk of other files goes on beside them).
+constexpr size_t kPrefetchAtLeast = 16;
+constexpr size_t kPrefetchThreads = 16;
 
 class Scanner {
  public:
@@ -55,6 +67,7 @@ class Scanner {
     if (b.size() >= 4 && std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return elf_file(b);
     if (b.size() >= 8 && std::memcmp(b.data(), "!<arch>\n", 8) == 0) return elf_file(b);
     if (b.size() >= 16 && load<uint32_t>(b, 0) == kFatbinMagic) {
+      if (fd_ >= 0) advise(b, MADV_NORMAL);  // a chain from the first byte: read-around helps
       out_.format = "fatbin";
       return region(b, 0);
     }
@@ -86,7 +99,7 @@ class Scanner {
     std::vector<char> copy;
     Elf* raw = nullptr;
     if (init && fd_ >= 0) {
-      raw = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
+      raw = elf_begin(fd_, ELF_C_READ, nullptr);
     } else if (init) {
       copy.assign(b.begin(), b.end());
       raw = elf_memory(copy.data(), copy.size());
@@ -99,7 +112,7 @@ class Scanner {
 
   void archive(Elf* ar, Bytes file) {
     out_.format = "archive";
-    Elf_Cmd cmd = ELF_C_READ_MMAP;
+    Elf_Cmd cmd = ELF_C_READ;
     uint64_t next = 8;  // where the next member header should be: after "!<arch>\n", then after each member
     // libelf ends the walk quietly at a member header it cannot read: the walk must reach
     // the end of the file (an odd byte of padding aside), or the rest was lost.
@@ -137,25 +150,58 @@ class Scanner {
     size_t shstrndx = 0;
     if (elf_getshdrstrndx(elf, &shstrndx) != 0)
       return note(base, fmt::format("no section name table: {}", elf_errmsg(-1)), "ELF");
+    GElf_Shdr names;
+    if (!gelf_getshdr(elf_getscn(elf, shstrndx), &names) || !fits(b.size(), names.sh_offset, names.sh_size))
+      return note(base, "the section name table lies outside the file", "ELF");
+    Bytes name_table = b.subspan(names.sh_offset, names.sh_size);
+    struct Section {
+      GElf_Shdr sh;
+      std::string_view name;
+    };
+    std::vector<Section> sections;
     bool truncated = false;
     for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
       GElf_Shdr sh;
       if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
-      const char* sname = elf_strptr(elf, shstrndx, sh.sh_name);
+      std::string_view sname = name_at(name_table, sh.sh_name);
       if (!fits(b.size(), sh.sh_offset, sh.sh_size)) {
         // Any section cut short means the file is (noted once); a fatbin section cut short is skipped.
         if (!truncated)
           note(base + sh.sh_offset, fmt::format("truncated: section {} runs past the end of the file ({} bytes)",
-                                                sname ? sname : "?", b.size()), "ELF");
+                                                sname.empty() ? "?" : sname, b.size()), "ELF");
         truncated = true;
         continue;
       }
-      if (!sname || !fatbin_section(sname)) continue;
+      if (sname == ".nvFatBinSegment" || fatbin_section(sname)) sections.push_back({sh, sname});
+    }
+    const Section* segment = nullptr;
+    for (const auto& s : sections)
+      if (s.name == ".nvFatBinSegment") segment = &s;
+    for (const auto& [sh, sname] : sections) {
+      if (!fatbin_section(sname)) continue;
       // A linked binary keeps its -rdc inputs in __nv_relfatbin, but the runtime loads the
       // device-linked image in .nv_fatbin (cuobjdump lists only that one too).
-      if (eh.e_type != ET_REL && std::strcmp(sname, "__nv_relfatbin") == 0) continue;
-      region(b.subspan(sh.sh_offset, sh.sh_size), base + sh.sh_offset, sh.sh_offset, sname[1] == 'l');
+      if (eh.e_type != ET_REL && sname == "__nv_relfatbin") continue;
+      Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
+      if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
+      else if (fd_ >= 0) advise(section, MADV_NORMAL);  // an unregistered walk: the chain alone, read-around helps
+      region(section, base + sh.sh_offset, sh.sh_offset, sname[1] == 'l');
     }
+  }
+
+  // A name in a section name table, empty when it does not fit.
+  static std::string_view name_at(Bytes table, uint64_t at) {
+    if (at >= table.size()) return {};
+    const char* p = reinterpret_cast<const char*>(table.data()) + at;
+    return {p, strnlen(p, table.size() - at)};
+  }
+
+  // The registered containers of a mapped library, read ahead on many threads (binary/prefetch).
+  void read_ahead(Bytes section, const GElf_Shdr& sh, Bytes segment) {
+    if (fd_ < 0) return;
+    std::vector<uint64_t> offsets = registered_containers(segment, sh.sh_addr, sh.sh_size);
+    if (offsets.size() < kPrefetchAtLeast) return;
+    prefetch_containers(section, offsets, kPrefetchThreads);
   }
 
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
@@ -186,6 +232,8 @@ class Scanner {
         }
         if (!afford(*size)) return {};
         Held held{budget_, *size};
+        if (fd_ >= 0 && fits(b.size(), e.payload_offset(), e.data_size()))
+          advise(b.subspan(e.payload_offset(), e.data_size()), MADV_WILLNEED);  // read whole
         auto payload = entry_payload(b, e, error);
         if (!payload) {
           note(base + e.offset, fmt::format("{} image: {}", entry_arch_name(e), error));
@@ -231,6 +279,7 @@ class Scanner {
   // A bare cubin: one container holding one SASS image.
   void cubin(Bytes b, uint64_t base) {
     CubinHeader h;
+    if (fd_ >= 0) advise(b, MADV_WILLNEED);  // its sections and symbols are read too
     if (!read_cubin_header(b, h)) return note(base, "truncated cubin header", "cubin");
     if (out_.format.empty()) out_.format = "cubin";
     FatbinEntry e;
@@ -249,6 +298,7 @@ class Scanner {
   }
 
   void ptx_file(Bytes b) {
+    if (fd_ >= 0) advise(b, MADV_WILLNEED);  // read whole
     std::string_view text(reinterpret_cast<const char*>(b.data()), b.size());
     PtxInfo info = parse_ptx(text, kernels_);
     if (!info.ok()) return note(0, info.problem.empty() ? "no .version/.target" : info.problem, "PTX");
@@ -296,6 +346,8 @@ FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget) {
     out.error = fmt::format("{}: {}", path, file.error());
     return out;
   }
+  // Headers are scattered: each fault reads its page, not the device's read-around window.
+  advise(file.bytes(), MADV_RANDOM);
   return scan(file.bytes(), path, kernels, file.fd(), budget);
 }
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One device call, several benches: each named part runs with its own time limit and
+# writes under $OUT/<part>; everything is packed into $OUT/r.tgz (the device tool brings
+# back at most 8 files). Usage on the device:
+#   OUT=$OUT bash bench/h200_batch.sh BINARY PART…
+# PART: report (issue 11) · hostile (12) · libs (15) · ps (16) · cold (19, cold page cache;
+#   OLD=binary also measures an older build) · toolkits (13) · plan (14) · watch (16) · platform (18)
+set -u
+doctor=$(readlink -f "${1:?usage: h200_batch.sh BINARY PART…}"); shift
+out=${OUT:-/tmp/h200_batch}
+mkdir -p "$out"
+export NO_COLOR=1
+here=$(cd "$(dirname "$0")" && pwd)
+run_part() {  # name, limit in seconds, command…
+  local name=$1 limit=$2; shift 2
+  mkdir -p "$out/$name"
+  local t0; t0=$(date +%s)
+  OUT="$out/$name" timeout "$limit" "$@" >"$out/$name/log.txt" 2>&1
+  echo "== $name: exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$out/parts.txt"
+}
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; uname -r; } >"$out/machine.txt" 2>&1
+for part in "$@"; do
+  case $part in
+    report) run_part report 240 bash "$here/report_h200.sh" "$doctor" ;;
+    hostile) CD=$doctor run_part hostile 200 bash "$here/hostile_h200.sh" ;;
+    libs) run_part libs 150 bash "$here/libs_h200.sh" "$doctor" ;;
+    ps) run_part ps 200 bash "$here/ps_h200.sh" "$doctor" ;;
+    cold)
+      [ -n "${OLD:-}" ] && RUNS=3 NO_COLLECT_ENV=1 run_part cold_old 150 bash "$here/coldcache.sh" "$(readlink -f "$OLD")"
+      run_part cold 300 bash "$here/coldcache.sh" "$doctor" ;;
+    toolkits) run_part toolkits 150 bash "$here/toolkits_h200.sh" "$doctor" .cuda118/cuda-11.8.tar.xz ;;
+    plan) run_part plan 120 bash "$here/plan_h200.sh" "$doctor" ;;
+    watch) run_part watch 200 bash "$here/watch_h200.sh" "$doctor" ;;
+    platform) run_part platform 120 bash "$here/platform_h200.sh" "$doctor" ;;
+    *) echo "unknown part $part" >>"$out/parts.txt" ;;
+  esac
+done
+tar czf "$out/r.tgz" -C "$out" --exclude r.tgz . 2>/dev/null
+find "$out" -mindepth 1 -maxdepth 1 ! -name r.tgz ! -name parts.txt -exec rm -rf {} +
+cat "$out/parts.txt"

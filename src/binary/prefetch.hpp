@@ -1,0 +1,42 @@
+#pragma once
+// Reading a library's fatbin headers from a cold disk, many at a time.
+//
+// The container walk (binary/fatbin) is a chain: each header's sizes say where the next
+// header is, so from a cold page cache every header is one read, waited for before the
+// next is asked (13,000 containers over 5.5 GB on the H200 machine: most of a cold
+// `check`). A linked library also lists every container it registers with the CUDA
+// runtime: one __fatBinC_Wrapper_t per container in .nvFatBinSegment, whose data pointer
+// is the container's virtual address. From those addresses the containers' header chains
+// are read by many threads at once, so the disk has a deep queue instead of one read in
+// flight; the sequential walk that follows then finds its pages in memory and gives the
+// same answer as ever (this only changes when pages arrive, never what is read).
+// The scanner maps files MADV_RANDOM (binary/file_scan): each header costs its own page,
+// not the device's whole read-around window (8 MiB per fault on a virtio disk, measured).
+#include <cstdint>
+#include <vector>
+
+#include "binary/bytes.hpp"
+
+namespace cd::bin {
+
+// The containers .nvFatBinSegment registers that lie in the fatbin section mapped at
+// virtual address `fatbin_addr`: their offsets within that section, sorted, distinct.
+// Wrappers with another magic or pointing elsewhere are ignored.
+std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr, uint64_t fatbin_size);
+
+// madvise over the pages that hold `range` of a file mapping (MADV_RANDOM, MADV_NORMAL,
+// MADV_WILLNEED): how the kernel reads the pages a parser is about to touch.
+void advise(Bytes range, int advice);
+
+struct Prefetch {
+  bool resident = false;  // every container's first page was in memory already: nothing done
+  uint64_t headers = 0;   // container and entry headers read ahead
+};
+
+// Reads ahead the header chain of each container at `offsets` in `section` (a part of a
+// read-only file mapping) on `threads` threads. Bounded by the headers the walk itself
+// would read: at most 4096 entries per container. `when_cold`: do nothing when the first
+// page of every container is in memory already (mincore), as on a warm second run.
+Prefetch prefetch_containers(Bytes section, const std::vector<uint64_t>& offsets, size_t threads, bool when_cold = true);
+
+}  // namespace cd::bin
