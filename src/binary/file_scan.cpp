@@ -112,7 +112,8 @@ class Scanner {
 
   void archive(Elf* ar, Bytes file) {
     out_.format = "archive";
-    Elf_Cmd cmd = ELF_C_READ;
+    // A member's command must be its parent's: elf_memory's parent is ELF_C_READ_MMAP.
+    Elf_Cmd cmd = fd_ >= 0 ? ELF_C_READ : ELF_C_READ_MMAP;
     uint64_t next = 8;  // where the next member header should be: after "!<arch>\n", then after each member
     // libelf ends the walk quietly at a member header it cannot read: the walk must reach
     // the end of the file (an odd byte of padding aside), or the rest was lost.

@@ -29,7 +29,8 @@ std::pair<uintptr_t, size_t> pages_of(Bytes b) {
 
 // Whether the page holding each offset is in memory (mincore); false when it cannot tell.
 bool all_resident(Bytes section, const std::vector<uint64_t>& offsets) {
-  auto [begin, length] = pages_of(section);
+  auto [first, length] = pages_of(section);
+  uintptr_t begin = first;  // clang 14 cannot capture a structured binding
   std::vector<unsigned char> in((length + page_size() - 1) / page_size());
   if (mincore(reinterpret_cast<void*>(begin), length, in.data()) != 0) return false;
   uintptr_t data = reinterpret_cast<uintptr_t>(section.data());

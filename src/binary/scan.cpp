@@ -12,6 +12,7 @@
 #include "util/regular_file.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
+#include "util/trace.hpp"
 #include "util/walk.hpp"
 
 namespace cd {
@@ -127,6 +128,7 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   wo.want = candidate_name;
   wo.root = opts.root;
   WalkResult walked = walk_files(walkable, wo);
+  if (trace_enabled()) trace(fmt::format("scan: walked, {} candidate files", walked.files.size()));
   std::vector<bool> named(walked.files.size(), false);
   for (size_t i = 0; i < walked.files.size(); ++i)
     named[i] = std::find(paths.begin(), paths.end(), walked.files[i].path) != paths.end();
@@ -152,6 +154,7 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
     }
   });
 
+  if (trace_enabled()) trace("scan: files read");
   if (stats) {
     stats->files_examined = walked.files.size();
     for (const auto& f : walked.files) stats->bytes += f.size;

@@ -17,6 +17,8 @@
 namespace cd {
 namespace {
 
+constexpr uint64_t kMaxDynStrings = 64u << 20;
+
 [[noreturn]] void bad(const std::string& name, std::string_view why) {
   throw InputError(fmt::format("{}: {}", name, why));
 }
@@ -108,6 +110,9 @@ ElfDyn read_elf(Elf* e, const std::string& name) {
   }
   uint64_t stroff = 0;
   if (!vaddr_to_offset(loads, strtab, &stroff)) bad(name, "DT_STRTAB is not inside a loaded segment");
+  // Real dynamic string tables are kilobytes (libtorch_cuda.so's: 2 MB); a lying DT_STRSZ must
+  // not make us read (and allocate) most of a hostile file.
+  if (strsz > kMaxDynStrings) bad(name, fmt::format("DT_STRSZ {} is larger than any real library's", strsz));
   Elf_Data* sd = elf_getdata_rawchunk(e, static_cast<int64_t>(stroff), strsz, ELF_T_BYTE);
   if (!sd || strsz == 0) bad(name, "string table lies outside the file");
   std::string_view strings(static_cast<const char*>(sd->d_buf), sd->d_size);
@@ -143,7 +148,9 @@ ElfDyn read_elf_dyn(const std::string& host_path) {
   RegularFile file(host_path);  // never blocks on a FIFO; only regular files
   if (!file.ok()) bad(host_path, file.error());
   ElfHandle h;
-  h.e = elf_begin(file.fd(), ELF_C_READ_MMAP, nullptr);
+  // ELF_C_READ reads the headers and the dynamic strings with pread: a mapping would make the
+  // first page fault read a whole readahead window (megabytes per library on a cold cache).
+  h.e = elf_begin(file.fd(), ELF_C_READ, nullptr);
   return read_elf(h.e, host_path);
 }
 

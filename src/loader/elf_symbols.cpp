@@ -53,7 +53,7 @@ ElfSymbols read_elf_symbols(const std::string& host_path) {
   RegularFile file(host_path);  // never blocks on a FIFO; only regular files
   if (!file.ok()) throw InputError(fmt::format("{}: {}", host_path, file.error()));
   Handle h;
-  h.e = elf_begin(file.fd(), ELF_C_READ_MMAP, nullptr);
+  h.e = elf_begin(file.fd(), ELF_C_READ, nullptr);  // pread: only the sections asked for
   if (!h.e || elf_kind(h.e) != ELF_K_ELF) throw InputError(host_path + ": not an ELF file");
 
   Elf_Scn *dynsym = nullptr, *versym = nullptr;

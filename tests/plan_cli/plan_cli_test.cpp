@@ -49,7 +49,7 @@ void expect_golden(const std::string& name, const std::string& got) {
 TEST(PlanCli, H200TorchIsAlreadyRight) {
   auto r = doctor({"plan", "--facts", kH200});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("✓ 1  driver  580.159.04"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("✓ 1  driver  driver 580.159.04 (CUDA 13.0) runs torch"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("torch 2.11.0+cu130 in /opt/torch/.venv is already right"), std::string::npos) << r.out;
   expect_golden("h200-plan.txt", r.out);
 }
