@@ -8,7 +8,7 @@ build=${CD_BUILD_DIR:-build}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 configure() {
-  scripts/bootstrap.sh
+  CD_WITH_TEST_TOOLS=${CD_WITH_TEST_TOOLS:-0} scripts/bootstrap.sh
   cmake -S . -B "$build" -G Ninja -DCD_WERROR=ON "$@" >/dev/null
 }
 
@@ -21,7 +21,7 @@ case "$cmd" in
     exec "$build/cuda-doctor" "$@"
     ;;
   test)
-    configure -DCD_TESTS=ON
+    CD_WITH_TEST_TOOLS=1 configure -DCD_TESTS=ON
     ninja -C "$build" -j"$jobs"
     ctest --test-dir "$build" --output-on-failure -j"$jobs" "$@"
     ;;

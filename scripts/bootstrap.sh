@@ -10,6 +10,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [ "${CD_WITH_FUZZ:-0}" = 1 ]; then packages+=(clang); fi
+# Test-only tools (./dev.sh test sets it): headless Chromium renders watch --plot's SVG to a PNG
+# (tests/watch_cli; the test skips cleanly without it).
+if [ "${CD_WITH_TEST_TOOLS:-0}" = 1 ]; then packages+=(chromium); fi
 
 missing=()
 for p in "${packages[@]}"; do

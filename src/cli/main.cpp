@@ -18,7 +18,7 @@
 
 namespace {
 
-const char* const kSubcommands[] = {"check", "snapshot", "scan", "explain", "verify", "bench", "libs", "ps", "plan", "lock", "help"};
+const char* const kSubcommands[] = {"check", "snapshot", "scan", "explain", "verify", "bench", "libs", "ps", "plan", "lock", "watch", "help"};
 
 // `cuda-doctor`, `cuda-doctor --json` … mean `cuda-doctor check …`.
 std::vector<std::string> with_default_subcommand(int argc, char** argv) {
@@ -38,6 +38,7 @@ int run_child(int argc, char** argv) {
   std::string_view mode = argv[1];
   if (mode == "__driver") return cd::child_driver_main(args);
   if (mode == "__verify") return cd::child_verify_main(args);
+  if (mode == "__sample") return cd::child_sample_main(args);
   std::fprintf(stderr, "cuda-doctor: unknown internal mode %s\n", argv[1]);
   return cd::exit_code::cannot_run;
 }
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   cd::register_ps(app, global, rc);
   cd::register_plan(app, global, rc);
   cd::register_lock(app, global, rc);
+  cd::register_watch(app, global, rc);
   for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);

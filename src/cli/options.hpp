@@ -62,9 +62,11 @@ void register_plan(CLI::App& app, GlobalOptions& g, int& rc);      // plan
 void register_lock(CLI::App& app, GlobalOptions& g, int& rc);      // lock
 // plan --from cuda.lock (cli/cmd_lock.cpp).
 int run_plan_from_lock(const GlobalOptions& g, const std::string& path);
+void register_watch(CLI::App& app, GlobalOptions& g, int& rc);     // watch
 
 // Hidden entry points for isolated child processes (`cuda-doctor __NAME …`).
 int child_driver_main(const std::vector<std::string>& args);  // cli/child_driver.cpp
 int child_verify_main(const std::vector<std::string>& args);  // cli/child_verify.cpp
+int child_sample_main(const std::vector<std::string>& args);  // cli/child_sample.cpp (watch)
 
 }  // namespace cd

@@ -25,7 +25,7 @@ TopologyModel derive_topology(const Facts& f);                   // derive/topol
 // derive/processes.cpp: each NVML process's state, owner, age, idle time and place; each
 // GPU's memory against what its processes account for.
 std::vector<GpuProcessModel> derive_processes(const Facts& f, const std::vector<MachineGpu>& gpus);
-std::vector<GpuMemoryModel> derive_gpu_memory(const Facts& f, const std::vector<MachineGpu>& gpus);
+std::vector<GpuMemoryModel> derive_gpu_memory(const Facts& f, const std::vector<MachineGpu>& gpus, const Kb& kb);
 std::vector<const DeviceHolder*> holders_without_context(const DriverFacts& d);
 
 // The command that runs an environment's Python: its interpreter, else PREFIX/bin/python,

@@ -19,7 +19,7 @@ Model derive(const Facts& facts, const Kb& kb) {
   for (const auto& env : facts.pythons) m.envs.push_back(derive_env(facts, env, m.platform, kb));
   m.measurements = derive_measurements(facts.verify);
   m.processes = derive_processes(facts, m.gpus);
-  m.gpu_memory = derive_gpu_memory(facts, m.gpus);
+  m.gpu_memory = derive_gpu_memory(facts, m.gpus, kb);
   m.holders_without_context = holders_without_context(facts.driver);
   return m;
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "derive/derive_parts.hpp"
+#include "kb/watch.hpp"
 #include "util/strings.hpp"
 
 namespace cd {
@@ -142,7 +143,8 @@ std::vector<GpuProcessModel> derive_processes(const Facts& f, const std::vector<
   return out;
 }
 
-std::vector<GpuMemoryModel> derive_gpu_memory(const Facts& f, const std::vector<MachineGpu>& gpus) {
+std::vector<GpuMemoryModel> derive_gpu_memory(const Facts& f, const std::vector<MachineGpu>& gpus, const Kb& kb) {
+  const double near_full = ps_thresholds(kb).near_full_percent;  // data/watch.toml [ps]
   std::vector<GpuMemoryModel> out;
   for (const auto& g : gpus) {
     GpuMemoryModel m;
@@ -150,7 +152,7 @@ std::vector<GpuMemoryModel> derive_gpu_memory(const Facts& f, const std::vector<
       if (p.gpu_uuid == g.info->uuid) m.accounted_mib += p.used_mib;
     m.unaccounted_mib = g.info->memory_used_mib > m.accounted_mib ? g.info->memory_used_mib - m.accounted_mib : 0;
     uint64_t total = g.info->memory_total_mib;
-    m.near_full = total > 0 && (g.info->memory_used_mib + g.info->memory_reserved_mib) * 100 >= total * 95;
+    m.near_full = total > 0 && static_cast<double>(g.info->memory_used_mib + g.info->memory_reserved_mib) * 100 >= static_cast<double>(total) * near_full;
     out.push_back(m);
   }
   return out;

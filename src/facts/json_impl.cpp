@@ -3,3 +3,4 @@
 #include "facts/facts.hpp"
 #include "facts/finding.hpp"
 #include "facts/report.hpp"
+#include "facts/watch.hpp"

@@ -64,6 +64,15 @@ bool NvmlApi::load() {
           {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
   resolve(handle, nvmlDeviceGetMemoryInfo_v2, {"nvmlDeviceGetMemoryInfo_v2"});
   resolve(handle, nvmlDeviceGetProcessUtilization, {"nvmlDeviceGetProcessUtilization"});
+  resolve(handle, nvmlDeviceGetUtilizationRates, {"nvmlDeviceGetUtilizationRates"});
+  resolve(handle, nvmlDeviceGetPowerUsage, {"nvmlDeviceGetPowerUsage"});
+  resolve(handle, nvmlDeviceGetEnforcedPowerLimit, {"nvmlDeviceGetEnforcedPowerLimit"});
+  resolve(handle, nvmlDeviceGetClockInfo, {"nvmlDeviceGetClockInfo"});
+  resolve(handle, nvmlDeviceGetMaxClockInfo, {"nvmlDeviceGetMaxClockInfo"});
+  resolve(handle, nvmlDeviceGetCurrentClocksEventReasons,
+          {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
+  resolve(handle, nvmlDeviceGetTemperature, {"nvmlDeviceGetTemperature"});
+  resolve(handle, nvmlDeviceGetPcieThroughput, {"nvmlDeviceGetPcieThroughput"});
   return true;
 }
 

@@ -67,6 +67,16 @@ struct nvmlProcessUtilizationSample_t {
 };
 constexpr nvmlReturn_t kNvmlErrorNotFound = 6;
 
+// watch's per-tick readings (NVML API Reference: nvmlUtilization_t, nvmlClockType_t,
+// nvmlTemperatureSensors_t, nvmlPcieUtilCounter_t).
+struct nvmlUtilization_t {
+  unsigned gpu, memory;
+};
+constexpr int kNvmlClockSm = 1;
+constexpr int kNvmlTemperatureGpu = 0;
+constexpr int kNvmlPcieUtilTxBytes = 0;
+constexpr int kNvmlPcieUtilRxBytes = 1;
+
 // Function pointers; null means the library does not export that symbol.
 struct NvmlApi {
   void* handle = nullptr;
@@ -102,6 +112,16 @@ struct NvmlApi {
   nvmlReturn_t (*nvmlDeviceGetMemoryInfo_v2)(nvmlDevice_t, nvmlMemory_v2_t*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetProcessUtilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned*,
                                                  unsigned long long) = nullptr;
+  // watch (__sample): utilization, power, clocks, throttle reasons, temperature, PCIe throughput.
+  nvmlReturn_t (*nvmlDeviceGetUtilizationRates)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPowerUsage)(nvmlDevice_t, unsigned*) = nullptr;             // mW
+  nvmlReturn_t (*nvmlDeviceGetEnforcedPowerLimit)(nvmlDevice_t, unsigned*) = nullptr;     // mW
+  nvmlReturn_t (*nvmlDeviceGetClockInfo)(nvmlDevice_t, int, unsigned*) = nullptr;         // MHz
+  nvmlReturn_t (*nvmlDeviceGetMaxClockInfo)(nvmlDevice_t, int, unsigned*) = nullptr;      // MHz
+  // nvmlDeviceGetCurrentClocksEventReasons (r535+), else the older ...ThrottleReasons name.
+  nvmlReturn_t (*nvmlDeviceGetCurrentClocksEventReasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetTemperature)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPcieThroughput)(nvmlDevice_t, int, unsigned*) = nullptr;    // KB/s over 20 ms
 
   // dlopens libnvidia-ml (or $CUDA_DOCTOR_LIBNVML) and resolves the symbols; false when
   // the library cannot be opened or lacks nvmlInit / nvmlDeviceGetCount.

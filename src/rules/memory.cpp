@@ -3,15 +3,11 @@
 // Each fix is the safe command for the case; the tool never kills anything itself.
 #include <fmt/format.h>
 
+#include "kb/watch.hpp"
 #include "rules/rules.hpp"
 
 namespace cd {
 namespace {
-
-// Policy, not knowledge: how long without a GPU activity sample counts as idle, and how
-// much unaccounted memory is worth a finding (a driver's own use stays well below it).
-constexpr double kIdleSeconds = 600;
-constexpr uint64_t kUnaccountedMib = 1024;
 
 int smi_index(const Model& m, const GpuProcessModel& p) {
   return p.gpu >= 0 ? m.gpus[static_cast<size_t>(p.gpu)].info->nvml_index : 0;
@@ -126,12 +122,12 @@ void other_user(const Model& m, const GpuProcessModel& p, Findings& out) {
   out.push_back(std::move(x));
 }
 
-void unaccounted(const Model& m, Findings& out) {
+void unaccounted(const Model& m, uint64_t min_mib, Findings& out) {
   bool container = !m.facts.platform.container.empty();
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const GpuInfo& g = *m.gpus[i].info;
     const GpuMemoryModel& mem = m.gpu_memory[i];
-    if (g.memory_total_mib == 0 || mem.unaccounted_mib < kUnaccountedMib) continue;
+    if (g.memory_total_mib == 0 || mem.unaccounted_mib < min_mib) continue;
     Finding x = new_finding("memory.unaccounted", container ? Severity::info : Severity::warning, fmt::format("GPU {}", g.nvml_index),
                             fmt::format("{} MiB of GPU {} memory is used by no process NVML lists", mem.unaccounted_mib, g.nvml_index),
                             "memory");
@@ -151,7 +147,8 @@ void unaccounted(const Model& m, Findings& out) {
 
 }  // namespace
 
-Findings memory_rules(const Model& m, const Kb&) {
+Findings memory_rules(const Model& m, const Kb& kb) {
+  const PsThresholds& limits = ps_thresholds(kb);  // data/watch.toml [ps]: idle time, unaccounted memory
   Findings out;
   for (const auto& p : m.processes) {
     switch (p.state) {
@@ -162,10 +159,10 @@ Findings memory_rules(const Model& m, const Kb&) {
       case ProcState::disk_sleep: stuck(m, p, out); continue;
       default: break;
     }
-    if (p.idle_s >= kIdleSeconds) idle(m, p, out);
+    if (p.idle_s >= limits.idle_seconds) idle(m, p, out);
     else if (p.process->uid >= 0 && m.facts.driver.viewer_uid >= 0 && !p.own) other_user(m, p, out);
   }
-  unaccounted(m, out);
+  unaccounted(m, limits.unaccounted_mib, out);
   return out;
 }
 

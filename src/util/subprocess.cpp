@@ -163,7 +163,7 @@ PumpEnd pump(int out_fd, int err_fd, pid_t pid, const ProcessOptions& opts, Proc
     if (!exited_at && waitpid(pid, &status, WNOHANG) == pid) exited_at = now;
     if (exited_at && now - *exited_at > std::chrono::milliseconds(20)) return PumpEnd::exited;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-    int n = poll(fds, 2, static_cast<int>(std::min<long long>(left, exited_at ? 5 : 20)));
+    int n = poll(fds, 2, static_cast<int>(std::min<long long>(left, exited_at ? 5 : opts.poll_every.count())));
     if (n < 0 && errno != EINTR) break;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -292,6 +292,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   exec_pipe->read.reset();
   r.started = true;
   if (foreground) g_foreground_child = pid;
+  if (opts.on_start) opts.on_start(static_cast<int>(pid));
   auto deadline = start + opts.timeout;
   int status = 0;
   PumpEnd end = pump(out_pipe->read.get(), opts.merge_stderr ? -1 : err_pipe->read.get(), pid, opts, r, deadline, status);

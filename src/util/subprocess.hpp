@@ -20,6 +20,11 @@ struct ProcessOptions {
   size_t max_output = 64u << 20;              // keep at most this much of each stream (the tail)
   std::function<void(std::string_view)> on_stdout;  // live pass-through (explain -- CMD)
   std::function<void(std::string_view)> on_stderr;
+  std::function<void(int pid)> on_start;  // called once the child runs (watch follows its process tree)
+  // How often the wait wakes to see whether the child exited while something else still holds
+  // its pipes open (output and a closed pipe wake it at once). watch, which waits for hours
+  // and counts its own CPU, wakes less often.
+  std::chrono::milliseconds poll_every{20};
   std::optional<std::string> cwd;
   // A stdout line starting with this says the child's answer is complete: stop
   // waiting and count it as exit 0. Its exit-time teardown (closing a GPU's device

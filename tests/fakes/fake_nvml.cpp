@@ -5,7 +5,8 @@
 //   CD_FAKE_NVML_CRASH=1            nvmlInit_v2 dies with SIGSEGV
 //   CD_FAKE_NVML_DRIVER=<version>   nvmlSystemGetDriverVersion (default 580.159.04)
 //   CD_FAKE_NVML_GPUS=<n>           number of GPUs (default 1)
-//   CD_FAKE_NVML_PROCESSES=pid:mib[:gpu][,…]  running compute processes (on GPU 0 unless :gpu)
+//   CD_FAKE_NVML_PROCESSES=pid:mib[:gpu][,…]  running compute processes (on GPU 0 unless :gpu);
+//                                             "@FILE": that list, read from FILE at every call
 //   CD_FAKE_NVML_GRAPHICS=pid:mib[:gpu][,…]   running graphics processes
 //   CD_FAKE_NVML_ACTIVE=pid:sm:secs_ago[,…]   process utilization samples (SM % at now − secs_ago, GPU 0)
 //   CD_FAKE_NVML_WINDOW=<secs>                the sample buffer reaches back that far (an all-zero sample)
@@ -13,6 +14,14 @@
 //   CD_FAKE_NVML_MIG=1                        MIG enabled: processes carry GPU instance 1, compute instance 0
 //   CD_FAKE_NVML_ECC_UNCORRECTED=<n>, CD_FAKE_NVML_COMPUTE_MODE=<n>, CD_FAKE_NVML_PERSISTENCE=0|1
 //   CD_FAKE_NVML_PCIE=gen,width,maxgen,maxwidth (default 5,16,5,16)
+// watch's per-tick readings are scripted per GPU and per call: "v0,v1,…;w0,w1,…" gives GPU 0
+// the values v0, v1, … on its successive calls (cycling), GPU 1 the w values; one list without
+// ';' applies to every GPU:
+//   CD_FAKE_NVML_UTIL (GPU %, default 0), CD_FAKE_NVML_MEM_UTIL (default 0), CD_FAKE_NVML_USED_MIB,
+//   CD_FAKE_NVML_POWER_W (default 100), CD_FAKE_NVML_SM_CLOCK (MHz, default 1980),
+//   CD_FAKE_NVML_THROTTLE (clock event reason mask, 0x… accepted, default 0),
+//   CD_FAKE_NVML_TEMP (°C, default 45); fixed: power limit 700 W, max SM clock 1980 MHz,
+//   PCIe throughput rx 1000 / tx 500 KB/s.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -67,6 +76,32 @@ struct ProcessInfo {  // nvmlProcessInfo_v2_t, what _v3 writes on current driver
 
 int index_of(void* dev) { return static_cast<Device*>(dev)->index; }
 
+// The scripted value of `var` for GPU `dev` on this call (see the header). `slot` keeps one
+// call counter per variable and GPU.
+unsigned long long scripted(const char* var, int dev, int slot, unsigned long long fallback) {
+  static unsigned long long calls[16][8];
+  std::string spec = env_str(var, "");
+  if (spec.empty()) return fallback;
+  std::vector<std::string> per_gpu;
+  for (size_t at = 0;;) {
+    size_t semi = spec.find(';', at);
+    per_gpu.push_back(spec.substr(at, semi == std::string::npos ? std::string::npos : semi - at));
+    if (semi == std::string::npos) break;
+    at = semi + 1;
+  }
+  const std::string& list = per_gpu.size() == 1 ? per_gpu[0] : static_cast<size_t>(dev) < per_gpu.size() ? per_gpu[static_cast<size_t>(dev)] : per_gpu.back();
+  std::vector<unsigned long long> values;
+  for (size_t at = 0; at < list.size();) {
+    size_t comma = list.find(',', at);
+    values.push_back(std::strtoull(list.substr(at, comma == std::string::npos ? std::string::npos : comma - at).c_str(), nullptr, 0));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (values.empty()) return fallback;
+  unsigned long long& n = calls[slot & 15][dev & 7];
+  return values[n++ % values.size()];
+}
+
 }  // namespace
 
 extern "C" {
@@ -115,9 +150,9 @@ int nvmlDeviceGetCudaComputeCapability(void*, int* major, int* minor) {
   *minor = 0;
   return 0;
 }
-int nvmlDeviceGetMemoryInfo(void*, Memory* m) {
+int nvmlDeviceGetMemoryInfo(void* dev, Memory* m) {
   m->total = 143771ull << 20;
-  m->used = static_cast<unsigned long long>(env_int("CD_FAKE_NVML_USED_MIB", 512)) << 20;
+  m->used = scripted("CD_FAKE_NVML_USED_MIB", index_of(dev), 0, 512) << 20;
   m->free = m->total - m->used;
   return 0;
 }
@@ -125,11 +160,11 @@ struct MemoryV2 {
   unsigned version;
   unsigned long long total, reserved, free, used;
 };
-int nvmlDeviceGetMemoryInfo_v2(void*, MemoryV2* m) {
+int nvmlDeviceGetMemoryInfo_v2(void* dev, MemoryV2* m) {
   if (m->version != (static_cast<unsigned>(sizeof(MemoryV2)) | (2u << 24))) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
   m->total = 143771ull << 20;
   m->reserved = 300ull << 20;
-  m->used = static_cast<unsigned long long>(env_int("CD_FAKE_NVML_USED_MIB", 512)) << 20;
+  m->used = scripted("CD_FAKE_NVML_USED_MIB", index_of(dev), 1, 512) << 20;
   m->free = m->total - m->used - m->reserved;
   return 0;
 }
@@ -158,8 +193,22 @@ int nvmlDeviceGetCurrPcieLinkGeneration(void*, unsigned* v) { return *v = static
 int nvmlDeviceGetCurrPcieLinkWidth(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(1)), 0; }
 int nvmlDeviceGetMaxPcieLinkGeneration(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(2)), 0; }
 int nvmlDeviceGetMaxPcieLinkWidth(void*, unsigned* v) { return *v = static_cast<unsigned>(pcie(3)), 0; }
-int list_processes(const char* var, void* dev, unsigned* count, ProcessInfo* infos) {
+// "@FILE": the list is read from FILE on every call (a test's command writes its own PID there).
+std::string process_spec(const char* var) {
   std::string spec = env_str(var, "");
+  if (spec.empty() || spec[0] != '@') return spec;
+  std::string text;
+  if (FILE* f = std::fopen(spec.c_str() + 1, "r")) {
+    char buf[4096];
+    size_t n = std::fread(buf, 1, sizeof buf, f);
+    std::fclose(f);
+    text.assign(buf, n);
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+int list_processes(const char* var, void* dev, unsigned* count, ProcessInfo* infos) {
+  std::string spec = process_spec(var);
   bool mig = env_int("CD_FAKE_NVML_MIG", 0) != 0;
   std::vector<ProcessInfo> all;
   for (size_t at = 0; at < spec.size();) {
@@ -220,6 +269,45 @@ int nvmlDeviceGetProcessUtilization(void* dev, UtilSample* out, unsigned* count,
   }
   for (unsigned i = 0; i < n; ++i) out[i] = all[i];
   *count = n;
+  return 0;
+}
+
+struct Utilization {  // nvmlUtilization_t
+  unsigned gpu, memory;
+};
+int nvmlDeviceGetUtilizationRates(void* dev, Utilization* u) {
+  u->gpu = static_cast<unsigned>(scripted("CD_FAKE_NVML_UTIL", index_of(dev), 2, 0));
+  u->memory = static_cast<unsigned>(scripted("CD_FAKE_NVML_MEM_UTIL", index_of(dev), 3, 0));
+  return 0;
+}
+int nvmlDeviceGetPowerUsage(void* dev, unsigned* mw) {
+  *mw = static_cast<unsigned>(scripted("CD_FAKE_NVML_POWER_W", index_of(dev), 4, 100) * 1000);
+  return 0;
+}
+int nvmlDeviceGetEnforcedPowerLimit(void*, unsigned* mw) {
+  *mw = 700000;
+  return 0;
+}
+int nvmlDeviceGetClockInfo(void* dev, int type, unsigned* mhz) {
+  if (type != 1) return 3;  // only SM clocks scripted
+  *mhz = static_cast<unsigned>(scripted("CD_FAKE_NVML_SM_CLOCK", index_of(dev), 5, 1980));
+  return 0;
+}
+int nvmlDeviceGetMaxClockInfo(void*, int type, unsigned* mhz) {
+  if (type != 1) return 3;
+  *mhz = 1980;
+  return 0;
+}
+int nvmlDeviceGetCurrentClocksEventReasons(void* dev, unsigned long long* reasons) {
+  *reasons = scripted("CD_FAKE_NVML_THROTTLE", index_of(dev), 6, 0);
+  return 0;
+}
+int nvmlDeviceGetTemperature(void* dev, int, unsigned* c) {
+  *c = static_cast<unsigned>(scripted("CD_FAKE_NVML_TEMP", index_of(dev), 7, 45));
+  return 0;
+}
+int nvmlDeviceGetPcieThroughput(void*, int counter, unsigned* kbs) {
+  *kbs = counter == 1 ? 1000 : 500;  // RX_BYTES = 1, TX_BYTES = 0
   return 0;
 }
 
