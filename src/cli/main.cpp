@@ -18,7 +18,7 @@
 
 namespace {
 
-const char* const kSubcommands[] = {"check", "snapshot", "scan", "explain", "verify", "bench", "libs", "ps", "plan", "lock", "watch", "help"};
+const char* const kSubcommands[] = {"check", "snapshot", "scan", "explain", "verify", "bench", "libs", "ps", "plan", "lock", "watch", "toolkits", "use", "shell-init", "help"};
 
 // `cuda-doctor`, `cuda-doctor --json` … mean `cuda-doctor check …`.
 std::vector<std::string> with_default_subcommand(int argc, char** argv) {
@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
   cd::register_plan(app, global, rc);
   cd::register_lock(app, global, rc);
   cd::register_watch(app, global, rc);
+  cd::register_toolkits(app, global, rc);
+  cd::register_use(app, global, rc);
+  cd::register_shell_init(app, global, rc);
   for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);

@@ -63,6 +63,9 @@ void register_lock(CLI::App& app, GlobalOptions& g, int& rc);      // lock
 // plan --from cuda.lock (cli/cmd_lock.cpp).
 int run_plan_from_lock(const GlobalOptions& g, const std::string& path);
 void register_watch(CLI::App& app, GlobalOptions& g, int& rc);     // watch
+void register_toolkits(CLI::App& app, GlobalOptions& g, int& rc);  // toolkits
+void register_use(CLI::App& app, GlobalOptions& g, int& rc);       // use
+void register_shell_init(CLI::App& app, GlobalOptions& g, int& rc);  // shell-init
 
 // Hidden entry points for isolated child processes (`cuda-doctor __NAME …`).
 int child_driver_main(const std::vector<std::string>& args);  // cli/child_driver.cpp

@@ -1,5 +1,7 @@
 #pragma once
 // Layer 2: installed CUDA toolkits, what selects each, and the host compiler.
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,13 @@ struct Toolkit {
   int host_gcc_max = 0;
   int host_clang_max = 0;
   std::string host_config;     // the header they were read from
+  std::string lib_dir;         // the directory holding its libcudart (lib64, lib, targets/*/lib); "" when none
+  // Filled by `toolkits` only (ProbeOptions::toolkit_details): what it contains and its size.
+  std::vector<std::string> components;  // "nvcc", "headers", "cudart", "cublas", "cudnn", "nccl", "nvrtc", "stubs", "compat"
+  uint64_t size_bytes = 0;              // every regular file below root, each inode once; 0 = not measured
 };
-CD_JSON(Toolkit, root, version, version_source, nvcc, origin, selected_by, host_gcc_max, host_clang_max, host_config)
+CD_JSON(Toolkit, root, version, version_source, nvcc, origin, selected_by, host_gcc_max, host_clang_max, host_config,
+        lib_dir, components, size_bytes)
 
 struct HostCompiler {
   std::string kind;     // "gcc" / "clang"
@@ -40,8 +47,12 @@ struct ToolkitFacts {
   std::string alternatives_cuda;   // /etc/alternatives/cuda resolved
   std::vector<std::string> ld_library_path_toolkits;  // toolkit roots reached by LD_LIBRARY_PATH
   std::vector<HostCompiler> host_compilers;
+  // PATH and LD_LIBRARY_PATH entries (and those of the values `use` saved, _CUDA_DOCTOR_*_WAS) whose real
+  // path differs (/usr/local/cuda/bin -> /usr/local/cuda-13.0/bin): `use` drops an entry that leads into a
+  // toolkit however it is spelled.
+  std::map<std::string, std::string> resolved_dirs;
 };
 CD_JSON(ToolkitFacts, toolkits, path_nvcc, cuda_home, cuda_home_var, usr_local_cuda, alternatives_cuda,
-        ld_library_path_toolkits, host_compilers)
+        ld_library_path_toolkits, host_compilers, resolved_dirs)
 
 }  // namespace cd

@@ -3,6 +3,7 @@
 // records how it knew and what failed (Facts::notes); none decides what is wrong.
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct ProbeOptions {
   bool scan_binaries = true;                // scan framework binaries for kernel images
   bool driver_nvml_first = false;           // scan: GPUs from NVML alone when it answers (no cuInit)
   int verbose = 0;
+  bool toolkit_details = false;             // `toolkits`: each toolkit's components and size on disk
+  bool toolkit_compilers = true;            // the host compilers (runs gcc/clang); `use --off` needs none
 
   const std::string* getenv(const std::string& name) const {
     auto it = env.find(name);
@@ -43,6 +46,10 @@ void probe_driver_install(Facts&, const ProbeOptions&);
 void probe_containers(Facts&, const ProbeOptions&);  // probe/containers.cpp: toolkit, runtimes, CDI, mounts, cgroup
 void probe_topology(Facts&, const ProbeOptions&);    // probe/topology.cpp: after probe_driver (its pci_gpus)
 void probe_toolkits(Facts&, const ProbeOptions&);    // probe/toolkits*.cpp
+// The toolkit at `dir` (a path the user named), read like the probe reads one; nullopt when
+// `dir` is not a toolkit (no bin/nvcc, version.json, version.txt or include/cuda.h), with the
+// reason in *why ("no such directory", "a broken symbolic link to /x", "not a CUDA toolkit (…)").
+std::optional<Toolkit> probe_toolkit_at(const std::string& dir, const ProbeOptions&, std::string* why = nullptr);
 void probe_pythons(Facts&, const ProbeOptions&);     // probe/python*.cpp
 void probe_libs(Facts&, const ProbeOptions&);        // probe/libs*.cpp
 void probe_binaries(Facts&, const ProbeOptions&);    // probe/binaries.cpp: scan of framework binaries
@@ -53,6 +60,10 @@ std::vector<std::string> default_scan_paths(Facts& facts, const ProbeOptions& op
 
 // `ps`: driver (NVML only), platform and the device-file holders (probe/ps.cpp).
 Facts probe_ps(const ProbeOptions&);
+
+// `toolkits` / `use`: host, environment, the driver from its files only (no child process),
+// the toolkits, and the Python environments when `pythons` (probe/toolkits.cpp).
+Facts probe_toolkits_machine(const ProbeOptions&, bool pythons);
 
 // Runs every probe `check` needs.
 Facts probe_all(const ProbeOptions&);

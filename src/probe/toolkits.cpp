@@ -1,8 +1,12 @@
 // Layer 2 probe: every CUDA toolkit on the machine, its version, and which one each
 // selector (PATH's nvcc, CUDA_HOME/CUDA_PATH, LD_LIBRARY_PATH, /usr/local/cuda,
 // update-alternatives) picks. Files only; nvcc runs only when nothing else says its version.
+// Where: /usr/local/cuda-*, /opt/*cuda*, the NVIDIA HPC SDK, CUDA_HOME / CUDA_PATH, PATH's nvcc,
+// the directories of CUDA_DOCTOR_TOOLKITS (colon-separated, for toolkits kept elsewhere),
+// conda envs and pip wheels. `toolkits` adds each one's components and size (read_toolkit_details).
 #include <fmt/format.h>
 
+#include "probe/driver_probe.hpp"
 #include "probe/probe.hpp"
 #include "probe/python_envs.hpp"
 #include "probe/toolkits_host.hpp"
@@ -39,6 +43,8 @@ struct Collector {
     // A toolkit unpacked from pip wheels keeps their dist-info (this is how some images ship CUDA).
     if (origin == "system" && root.is_dir(path_join(tk.root, "dist-info"))) tk.origin = "system (from pip wheels)";
     read_host_config(root, tk);
+    tk.lib_dir = find_lib_dir(root, tk.root);
+    if (opts.toolkit_details) read_toolkit_details(root, tk);
     toolkits.push_back(std::move(tk));
     return &toolkits.back();
   }
@@ -64,6 +70,8 @@ struct Collector {
         Toolkit lib_only;
         lib_only.root = env.prefix;
         lib_only.origin = "conda:" + env.prefix;
+        lib_only.lib_dir = find_lib_dir(root, env.prefix);
+        if (opts.toolkit_details) read_toolkit_details(root, lib_only);
         toolkits.push_back(lib_only);
         tk = &toolkits.back();
       }
@@ -104,6 +112,8 @@ void probe_toolkits(Facts& facts, const ProbeOptions& opts) {
   for (const auto& dir : root.glob("/opt", "*cuda*")) c.add(dir, "system");
   for (const auto& dir : root.glob("/opt/nvidia/hpc_sdk/Linux_x86_64", "*"))
     for (const auto& tk : root.glob(path_join(dir, "cuda"), "[0-9]*")) c.add(tk, "nvhpc");
+
+  for (const auto& dir : split(opts.env_or("CUDA_DOCTOR_TOOLKITS"), ':')) c.add(dir, "CUDA_DOCTOR_TOOLKITS");
 
   // Environment variables and PATH.
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
@@ -148,10 +158,47 @@ void probe_toolkits(Facts& facts, const ProbeOptions& opts) {
         out.ld_library_path_toolkits.push_back(tk->root);
     }
   }
+  // Also the values `use` saved before its first switch (derive/toolkits.hpp): `use --off` compares
+  // what `use` would make of them with the variables now.
+  for (const char* var : {"PATH", "LD_LIBRARY_PATH", "_CUDA_DOCTOR_PATH_WAS", "_CUDA_DOCTOR_LD_LIBRARY_PATH_WAS"})
+    for (const auto& dir : split(opts.env_or(var), ':')) {
+      if (dir.empty() || dir.front() != '/') continue;
+      auto resolved = root.resolve(dir);
+      if (resolved && *resolved != path_normalize(dir)) out.resolved_dirs[dir] = *resolved;
+    }
   for (const auto& tk : c.toolkits)
     if (tk.version.empty()) facts.notes.push_back({"toolkits", "no version found for the toolkit at " + tk.root});
   out.toolkits = std::move(c.toolkits);
-  out.host_compilers = probe_host_compilers(opts);
+  if (opts.toolkit_compilers) out.host_compilers = probe_host_compilers(opts);
+}
+
+Facts probe_toolkits_machine(const ProbeOptions& opts, bool pythons) {
+  Facts facts;
+  probe_host(facts, opts);
+  probe_env(facts, opts);
+  std::vector<std::string> module_notes;
+  probe_driver_module(facts.driver, opts.root, &module_notes);
+  for (auto& n : module_notes) facts.notes.push_back({"driver", std::move(n)});
+  probe_driver_libraries(facts.driver, opts.root, opts.env);
+  probe_toolkits(facts, opts);
+  if (pythons) probe_pythons(facts, opts);
+  return facts;
+}
+
+std::optional<Toolkit> probe_toolkit_at(const std::string& dir, const ProbeOptions& opts, std::string* why) {
+  const Root& root = opts.root;
+  auto fail = [&](std::string reason) {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (!root.exists(dir)) {
+    if (root.is_symlink(dir)) return fail("a broken symbolic link to " + root.readlink(dir).value_or("?"));
+    return fail("no such directory");
+  }
+  if (!root.is_dir(dir)) return fail("not a directory");
+  Collector c{opts, root, {}};
+  if (!c.add(dir, "named")) return fail("not a CUDA toolkit (no bin/nvcc, version.json, version.txt or include/cuda.h)");
+  return std::move(c.toolkits.front());
 }
 
 }  // namespace cd

@@ -7,6 +7,7 @@
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
 #include "util/version.hpp"
+#include "util/walk.hpp"
 
 namespace cd {
 
@@ -83,6 +84,44 @@ bool from_cuda_h(const Root& root, Toolkit& tk) {
 }
 
 }  // namespace
+
+static std::vector<std::string> lib_dirs(const Root& root, const std::string& dir) {
+  std::vector<std::string> out = {path_join(dir, "lib64"), path_join(dir, "lib")};
+  for (const auto& t : root.glob(path_join(dir, "targets"), "*")) out.push_back(path_join(t, "lib"));
+  return out;
+}
+
+static bool has_lib(const Root& root, const std::vector<std::string>& dirs, const std::string& stem) {
+  for (const auto& d : dirs)
+    if (!root.glob(d, stem + ".so*").empty()) return true;
+  return false;
+}
+
+std::string find_lib_dir(const Root& root, const std::string& dir) {
+  for (const auto& d : lib_dirs(root, dir))
+    if (!root.glob(d, "libcudart.so*").empty() || !root.glob(d, "libcudart_static.a").empty()) return d;
+  return {};
+}
+
+void read_toolkit_details(const Root& root, Toolkit& tk) {
+  auto libs = lib_dirs(root, tk.root);
+  auto add = [&](const char* name, bool present) {
+    if (present) tk.components.push_back(name);
+  };
+  add("nvcc", present(root, path_join(tk.root, "bin/nvcc")));
+  bool headers = false;
+  for (const auto& inc : include_dirs(root, tk.root)) headers |= root.is_file(path_join(inc, "cuda_runtime.h"));
+  add("headers", headers);
+  for (const char* lib : {"cudart", "cublas", "cudnn", "nccl", "nvrtc"}) add(lib, has_lib(root, libs, std::string("lib") + lib));
+  std::vector<std::string> stubs;
+  for (const auto& d : libs) stubs.push_back(path_join(d, "stubs"));
+  add("stubs", has_lib(root, stubs, "libcuda"));
+  add("compat", has_lib(root, {path_join(tk.root, "compat")}, "libcuda"));
+  WalkOptions wo;
+  wo.root = root;
+  wo.want = [](std::string_view, bool) { return true; };
+  for (const auto& f : walk_files({root.host_path(tk.root)}, wo).files) tk.size_bytes += f.size;
+}
 
 // exists() follows links on the host; a --root tree's absolute links need is_symlink().
 bool present(const Root& root, const std::string& path) { return root.exists(path) || root.is_symlink(path); }

@@ -17,6 +17,10 @@ bool looks_like_toolkit(const Root& root, const std::string& dir);
 void read_toolkit_version(const Root& root, Toolkit& tk, std::chrono::milliseconds timeout);
 // host_gcc_max / host_clang_max from include/crt/host_config.h.
 void read_host_config(const Root& root, Toolkit& tk);
+// The directory holding the toolkit's libcudart: lib64, lib, targets/*/lib; "" when none.
+std::string find_lib_dir(const Root& root, const std::string& dir);
+// components (nvcc, headers, cudart, cublas, cudnn, nccl, nvrtc, stubs, compat) and size_bytes.
+void read_toolkit_details(const Root& root, Toolkit& tk);
 // "Cuda compilation tools, release 12.4, V12.4.131" -> "12.4.131".
 std::string parse_nvcc_version(const std::string& output);
 

@@ -27,6 +27,9 @@ Findings container_rules(const Model&, const Kb&);
 // rules/topology.cpp: pcie.* (ACS redirect, IOMMU translation) and nccl.* placement advice.
 Findings topology_rules(const Model&, const Kb&);
 Findings toolkit_rules(const Model&, const Kb&);    // rules/toolkit.cpp: toolkit.*
+// `use`: the model of the machine as if the switch were made (derive/toolkits.hpp as_if_used):
+// the driver against the chosen toolkit, host compiler, torch's CUDA, an active conda env's toolkit.
+Findings use_rules(const Model&, const Kb&);        // rules/toolkit.cpp
 Findings arch_rules(const Model&, const Kb&);       // rules/arch.cpp: arch.*
 Findings framework_rules(const Model&, const Kb&);  // rules/framework.cpp: framework.*
 Findings libs_rules(const Model&, const Kb&);       // rules/libs.cpp: libs.*

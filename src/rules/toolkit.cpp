@@ -176,12 +176,17 @@ void host_compiler(const Facts& f, const Kb& kb, Findings& out) {
       "nvcc stops with \"unsupported {} version!\" from crt/host_config.h; running CUDA programs is unaffected, "
       "only compiling CUDA code (extensions, JIT builds) fails.",
       hc->kind == "clang" ? "clang" : "GNU");
+  // nvcc 11.x does not read NVCC_CCBIN (checked with Debian's nvcc 11.8.89: it still runs gcc 12
+  // and fails); it reads NVCC_PREPEND_FLAGS, so `-ccbin` goes there.
+  auto ccbin = [&](const std::string& cxx) {
+    return cuda->major() < 12 ? fmt::format("export NVCC_PREPEND_FLAGS='-ccbin {}'", cxx)
+                              : fmt::format("export NVCC_CCBIN={}", cxx);
+  };
   if (hc->kind == "clang") {
-    fi.fix = {fmt::format("sudo apt-get install clang-{}", max),
-              fmt::format("export NVCC_CCBIN=/usr/bin/clang++-{}", max),
+    fi.fix = {fmt::format("sudo apt-get install clang-{}", max), ccbin(fmt::format("/usr/bin/clang++-{}", max)),
               fmt::format("export CUDAHOSTCXX=/usr/bin/clang++-{}", max)};
   } else {
-    fi.fix = {fmt::format("sudo apt-get install gcc-{0} g++-{0}", max), fmt::format("export NVCC_CCBIN=/usr/bin/g++-{}", max),
+    fi.fix = {fmt::format("sudo apt-get install gcc-{0} g++-{0}", max), ccbin(fmt::format("/usr/bin/g++-{}", max)),
               fmt::format("export CUDAHOSTCXX=/usr/bin/g++-{}", max),
               "# or install a newer CUDA toolkit that accepts this compiler"};
   }
@@ -268,7 +273,41 @@ void nvcc_missing(const Facts& f, Findings& out) {
   out.push_back(std::move(fi));
 }
 
+// An active conda env with a toolkit of its own, while PATH's nvcc is another toolkit: the env's
+// programs link its libraries (RPATH $ORIGIN/../lib) and `conda activate` resets CUDA_HOME.
+void conda_shadows(const Facts& f, Findings& out) {
+  const std::string* prefix = f.getenv("CONDA_PREFIX");
+  const Toolkit* active = selected(f.toolkit, "PATH");
+  if (!prefix || !active) return;
+  for (const auto& tk : f.toolkit.toolkits) {
+    if (tk.origin != "conda:" + *prefix || &tk == active) continue;
+    Finding fi = new_finding("toolkit.conda_shadows", Severity::warning, "conda env " + *prefix,
+                             fmt::format("the active conda env carries its own CUDA {}; it shadows the toolkit at {}",
+                                         tk.version.empty() ? "toolkit" : tk.version, active->root));
+    fi.evidence = {{fmt::format("CONDA_PREFIX={} holds {}", *prefix, describe(tk)),
+                    tk.version_source.empty() ? tk.root : tk.version_source},
+                   {fmt::format("nvcc on PATH is {}", describe(*active)), "PATH"}};
+    fi.explanation =
+        "Programs and extensions built inside the env link the env's CUDA libraries (RPATH $ORIGIN/../lib), and the "
+        "next `conda activate` sets the env's variables again, so the switch holds only until then.";
+    fi.fix = {"conda deactivate   # then switch again", "# or use the env's own toolkit: cuda-doctor use " + tk.root};
+    out.push_back(std::move(fi));
+  }
+}
+
 }  // namespace
+
+Findings use_rules(const Model& m, const Kb& kb) {
+  const Facts& facts = m.facts;
+  Findings out;
+  for (auto& f : driver_rules(m, kb))
+    if ((f.id == "driver.too_old" || f.id == "driver.minor_compat") && f.subject.rfind("CUDA toolkit", 0) == 0)
+      out.push_back(std::move(f));
+  host_compiler(facts, kb, out);
+  version_mismatch(facts, out);
+  conda_shadows(facts, out);
+  return out;
+}
 
 Findings toolkit_rules(const Model& m, const Kb& kb) {
   const Facts& facts = m.facts;
