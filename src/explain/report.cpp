@@ -147,6 +147,7 @@ std::string_view report_value(std::string_view v) {
 }
 
 size_t ReportBuilder::add_report(std::string kind, uint64_t first, uint64_t last) {
+  if (reports_.size() >= limits_.max_reports) return SIZE_MAX;
   reports_.push_back({std::move(kind), first, last, {}});
   return reports_.size() - 1;
 }
@@ -238,8 +239,9 @@ void ReportBuilder::torch(std::string_view version, std::string_view cuda, bool 
   TorchBuild& t = python().torch;
   if (t.version.empty()) {
     std::string local = v->local;
+    std::string tag_cuda;  // outlives the view `cuda` points into
     if (!cuda_known && local.starts_with("cu")) {
-      if (auto c = cuda_from_tag(local)) cuda = c->major_minor(), cuda_known = true;
+      if (auto c = cuda_from_tag(local)) tag_cuda = c->major_minor(), cuda = tag_cuda, cuda_known = true;
     } else if (!cuda_known && (local == "cpu" || local.starts_with("rocm"))) {
       cuda = {}, cuda_known = true;
       if (local.starts_with("rocm")) t.hip = local.substr(4);
@@ -264,10 +266,9 @@ void ReportBuilder::package(std::string_view name, std::string_view version, std
   version = report_value(version);
   if (trim(name).empty() || version.empty()) return;
   auto& pkgs = python().packages;
-  std::string n = norm_package(name);
-  for (const auto& p : pkgs)
-    if (p.name == n) return;
   if (pkgs.size() >= limits_.max_packages) return;
+  std::string n = norm_package(name);
+  if (!package_names_.insert(n).second) return;
   PythonPackage p;
   p.name = n;
   p.version = std::string(version);
@@ -327,8 +328,7 @@ void ReportBuilder::cuda_available(bool yes) { python().deep.cuda_available = ye
 void ReportBuilder::library(std::string_view consumer, std::string_view soname, std::string_view path, bool in_python) {
   auto& rs = facts_.libs.resolutions;
   if (rs.size() >= limits_.max_libraries) return;
-  for (const auto& r : rs)
-    if (r.consumer == consumer && r.soname == soname) return;
+  if (!libraries_.insert(std::string(consumer) + '\n' + std::string(soname)).second) return;
   LibraryResolution r;
   r.consumer = std::string(consumer);
   // libs rules treat a resolution with an environment as a framework's; a program outside

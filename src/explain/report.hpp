@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "facts/facts.hpp"
@@ -34,6 +35,7 @@ struct ReportLimits {
   size_t max_gpus = 64;
   size_t max_packages = 4000;
   size_t max_libraries = 512;
+  size_t max_reports = 256;      // further reports still give facts, but are not listed
 };
 
 struct ReportLine {
@@ -48,7 +50,8 @@ class ReportBuilder {
   ReportBuilder(const Kb& kb, const ReportLimits& limits) : kb_(kb), limits_(limits) {}
   const ReportLimits& limits() const { return limits_; }
 
-  // A report of `kind` spanning lines first..last; returns its index for fact().
+  // A report of `kind` spanning lines first..last; returns its index for fact() (past
+  // max_reports an index that fact() and end_report() ignore).
   size_t add_report(std::string kind, uint64_t first, uint64_t last);
   // "torch 2.7.0+cu128 (CUDA 12.8)": a fact as the report stated it (shown and in --json).
   void fact(size_t report, std::string text);
@@ -92,6 +95,8 @@ class ReportBuilder {
   ReportLimits limits_;
   Facts facts_;
   std::vector<EnvReport> reports_;
+  std::unordered_set<std::string> package_names_;  // package(): first version wins, in O(1)
+  std::unordered_set<std::string> libraries_;      // library(): consumer + soname seen
 };
 
 // The cleaned lines of `text` (its first limits.max_bytes). Views point into `storage`.

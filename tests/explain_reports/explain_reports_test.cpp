@@ -303,6 +303,12 @@ TEST(ExplainReports, BoundedOnHostileInput) {
   for (int i = 0; i < 20000; ++i) freeze += fmt::format("pkg{}==1.0\n", i);
   Explained f = explain(freeze);
   EXPECT_LE(f.facts.pythons.at(0).packages.size(), ReportLimits{}.max_packages);
+  // Every anchor is a report; the list is capped (the facts still come from the first).
+  std::string many;
+  for (int i = 0; i < 2000; ++i) many += "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n";
+  Explained m = explain(many);
+  EXPECT_EQ(m.reports.reports.size(), ReportLimits{}.max_reports);
+  EXPECT_EQ(m.facts.toolkit.toolkits.at(0).version, "12.4.131");
   // Only the head of the input is read for reports.
   std::string padded(ReportLimits{}.max_bytes + 10, '\n');
   EXPECT_TRUE(explain(padded + "PyTorch version: 2.4.0+cu121\n").reports.empty());
