@@ -3,7 +3,7 @@
 # writes under $OUT/<part>; everything is packed into $OUT/r.tgz (the device tool brings
 # back at most 8 files). Usage on the device:
 #   OUT=$OUT bash bench/h200_batch.sh BINARY PART…
-# PART: report (issue 11) · hostile (12) · libs (15) · ps (16) · cold (19, cold page cache;
+# BUDGET=seconds (default 560) bounds the whole call. PART: explain (17) · report (issue 11) · hostile (12) · libs (15) · ps (16) · cold (19, cold page cache;
 #   OLD=binary also measures an older build) · toolkits (13) · plan (14) · watch (16) · platform (18)
 set -u
 doctor=$(readlink -f "${1:?usage: h200_batch.sh BINARY PART…}"); shift
@@ -11,8 +11,15 @@ out=${OUT:-/tmp/h200_batch}
 mkdir -p "$out"
 export NO_COLOR=1
 here=$(cd "$(dirname "$0")" && pwd)
+# One device call runs at most 600 s: parts share BUDGET seconds (default 560); a part gets
+# what is left when its own limit is more, and is skipped when under 20 s are left.
+start=$(date +%s)
+budget=${BUDGET:-560}
 run_part() {  # name, limit in seconds, command…
   local name=$1 limit=$2; shift 2
+  local left=$(( budget - ($(date +%s) - start) ))
+  if [ "$left" -lt 20 ]; then echo "== $name: skipped, ${left} s left" | tee -a "$out/parts.txt"; return; fi
+  [ "$limit" -gt "$left" ] && limit=$left
   mkdir -p "$out/$name"
   local t0; t0=$(date +%s)
   OUT="$out/$name" timeout "$limit" "$@" >"$out/$name/log.txt" 2>&1
@@ -32,6 +39,7 @@ for part in "$@"; do
     plan) run_part plan 120 bash "$here/plan_h200.sh" "$doctor" ;;
     watch) run_part watch 200 bash "$here/watch_h200.sh" "$doctor" ;;
     platform) run_part platform 120 bash "$here/platform_h200.sh" "$doctor" ;;
+    explain) run_part explain 300 bash "$here/explain_reports_h200.sh" "$doctor" ;;
     *) echo "unknown part $part" >>"$out/parts.txt" ;;
   esac
 done
