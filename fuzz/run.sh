@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target with clang (its own build dir, build-fuzz/) and fuzzes the
-# parsers and --root resolution for a bounded time:  fuzz/run.sh [SECONDS=60]  (split between the
-# seven targets)
+# parsers and --root resolution for a bounded time:  fuzz/run.sh [SECONDS=60]  (a tenth of it to
+# each of the nine targets)
 # Seeds: tiny real binaries from nvcc when it is installed, else a hand-made fatbin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +10,7 @@ dir=${CD_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCD_FUZZ=ON -DCD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" >/dev/null
 # Quiet when it builds; the whole log when it does not.
-if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz root_fuzz lock_fuzz pkglog_fuzz >"$dir/ninja.log" 2>&1; then
+if ! ninja -C "$dir" fatbin_fuzz explain_fuzz ldcache_fuzz check_inputs_fuzz facts_json_fuzz root_fuzz lock_fuzz pkglog_fuzz report_fuzz >"$dir/ninja.log" 2>&1; then
   cat "$dir/ninja.log" >&2
   echo "fuzz/run.sh: the fuzz targets did not build" >&2
   exit 1
@@ -34,7 +34,7 @@ if [ -z "$(ls -A "$corpus")" ]; then
   printf '\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x01\x40\x00\x00\x00%056d' 0 |
     head -c 80 >"$corpus/min.fatbin"
 fi
-share=$(( secs / 9 > 0 ? secs / 9 : 1 ))
+share=$(( secs / 10 > 0 ? secs / 10 : 1 ))
 # A fixed seed makes a CI failure replayable (CD_FUZZ_SEED=0 lets libFuzzer pick one).
 seed=${CD_FUZZ_SEED:-1}
 "$dir/fuzz/fatbin_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 "$corpus"
@@ -108,3 +108,16 @@ if [ -z "$(ls -A "$pkglogs")" ]; then
 fi
 cp -n fuzz/regressions/pkglog/* "$pkglogs"/ 2>/dev/null || true
 "$dir/fuzz/pkglog_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=262144 "$pkglogs"
+# The environment report parsers: every real report of tests/fixtures/reports once per parser
+# (the first byte picks it; 14 = all parsers and the rules).
+reports="$dir/fuzz-reports"
+mkdir -p "$reports"
+if [ -z "$(ls -A "$reports")" ]; then
+  for f in tests/fixtures/reports/*.txt tests/fixtures/reports/*.md; do
+    for p in $(seq 0 14); do
+      { printf "\\$(printf '%03o' "$p")"; cat "$f"; } >"$reports/$(basename "$f").$p"
+    done
+  done
+fi
+cp -n fuzz/regressions/report/* "$reports"/ 2>/dev/null || true
+"$dir/fuzz/report_fuzz" -max_total_time="$share" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$reports"
