@@ -11,6 +11,21 @@ namespace cd {
 DriverModel derive_driver(const DriverFacts& d, const Kb& kb);  // derive/driver.cpp
 DriverTarget driver_target(const DriverModel& d);
 
+// The Ubuntu/Debian package that installs driver branch `branch` for GPUs of these sm numbers
+// (empty: none known): `stem`-NNN-open where NVIDIA's open kernel modules exist for that branch
+// and drive every GPU (data/plan.toml [open_kernel_module]: first_branch, min_sm), else the
+// proprietary `stem`-NNN, with the reason in `note` and its source (derive/driver.cpp).
+struct DriverPackage {
+  std::string name;    // "nvidia-driver-550-open", "nvidia-driver-440"
+  bool open = false;
+  std::string note;    // "" for -open; "proprietary module: -open packages start with R515"
+  std::string source;  // data/plan.toml's source for the note
+};
+DriverPackage driver_package(const Kb& kb, int branch, const std::vector<int>& sms, const std::string& stem = "nvidia-driver");
+std::vector<int> gpu_sms(const std::vector<MachineGpu>& gpus);
+// "sudo apt install PKG && sudo reboot" (with the reason for a proprietary package as a comment).
+std::string driver_install_command(const DriverPackage& p, const std::string& comment = "");
+
 std::vector<MachineGpu> derive_gpus(const DriverFacts& d);       // derive/gpus.cpp
 // One target per distinct architecture, in the GPUs' order.
 std::vector<GpuTarget> gpu_targets(const std::vector<MachineGpu>& gpus);

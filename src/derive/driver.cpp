@@ -4,7 +4,10 @@
 // the knowledge base's branch table applied to the version.
 #include "derive/derive_parts.hpp"
 
+#include <fmt/format.h>
+
 #include "kb/drivers.hpp"
+#include "kb/plan.hpp"
 
 namespace cd {
 
@@ -39,5 +42,37 @@ DriverModel derive_driver(const DriverFacts& d, const Kb& kb) {
 }
 
 DriverTarget driver_target(const DriverModel& d) { return {d.cuda_int(), d.version.text}; }
+
+DriverPackage driver_package(const Kb& kb, int branch, const std::vector<int>& sms, const std::string& stem) {
+  const PlanKb& pk = plan_kb(kb);
+  DriverPackage p;
+  int oldest = 0;
+  for (int sm : sms)
+    if (sm > 0 && (!oldest || sm < oldest)) oldest = sm;
+  if (branch > 0 && branch < pk.open_module_first_branch) {
+    p.note = fmt::format("the proprietary module: -open packages start with R{}", pk.open_module_first_branch);
+    p.source = pk.open_module_first_branch_source;
+  } else if (oldest && oldest < pk.open_module_min_sm) {
+    p.note = fmt::format("the proprietary module: the open kernel modules drive sm_{} and newer, not sm_{}",
+                         pk.open_module_min_sm, oldest);
+    p.source = pk.open_module_source;
+  } else {
+    p.open = true;
+  }
+  p.name = fmt::format("{}-{}{}", stem, branch, p.open ? "-open" : "");
+  return p;
+}
+
+std::vector<int> gpu_sms(const std::vector<MachineGpu>& gpus) {
+  std::vector<int> out;
+  for (const auto& g : gpus) out.push_back(g.sm);
+  return out;
+}
+
+std::string driver_install_command(const DriverPackage& p, const std::string& comment) {
+  std::string c = comment;
+  if (!p.note.empty()) c = c.empty() ? p.note : c + "; " + p.note;
+  return fmt::format("sudo apt install {} && sudo reboot{}", p.name, c.empty() ? "" : "   # " + c);
+}
 
 }  // namespace cd

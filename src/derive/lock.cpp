@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "kb/arch.hpp"
 #include "kb/drivers.hpp"
 #include "kb/gpus.hpp"
@@ -225,7 +226,7 @@ void diff_driver(const LockDoc& l, const Model& m, const Kb& kb, LockDiff& d) {
     int branch = branch_for_cuda(drivers_kb(kb), *cuda);
     if (!branch) branch = drivers_kb(kb).default_branch;
     r.note = m.driver.found ? "this driver is too old for the locked torch's CUDA" : "no NVIDIA driver here";
-    r.commands.push_back(fmt::format("sudo apt install nvidia-driver-{}-open && sudo reboot   # Ubuntu/Debian; the host's driver in a container", branch));
+    r.commands.push_back(driver_install_command(driver_package(kb, branch, gpu_sms(m.gpus)), "Ubuntu/Debian; the host's driver in a container"));
   }
   d.rows.push_back(std::move(r));
 }

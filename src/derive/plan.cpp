@@ -26,6 +26,7 @@
 
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "kb/arch.hpp"
 #include "kb/drivers.hpp"
 #include "kb/gpus.hpp"
@@ -286,12 +287,13 @@ std::string driver_desc(const PlanRequest& rq) {
   return rq.driver_cuda.empty() ? v : fmt::format("{} (CUDA {})", v, rq.driver_cuda.major_minor());
 }
 
-std::vector<std::string> install_driver_commands(const Ctx& c, int branch, const GpuNeeds& n) {
+std::vector<std::string> install_driver_commands(const Ctx& c, int branch) {
   std::vector<std::string> cmds;
   if (windows_driver(c.rq)) return cmds;
   if (c.rq.container) cmds.push_back("# on the host: a container uses the host's driver");
-  std::string pkg = fmt::format("nvidia-driver-{}{}", branch, n.pre_turing ? "" : "-open");
-  cmds.push_back(fmt::format("sudo apt install {} && sudo reboot   # Ubuntu/Debian; or: sudo ubuntu-drivers install", pkg));
+  std::vector<int> sms;
+  for (const auto& g : c.rq.gpus) sms.push_back(g.sm);
+  cmds.push_back(driver_install_command(driver_package(c.kb, branch, sms), "Ubuntu/Debian; or: sudo ubuntu-drivers install"));
   cmds.push_back("nvidia-smi   # must list the GPUs afterwards");
   return cmds;
 }
@@ -355,7 +357,7 @@ PlanStep driver_step(const Ctx& c, const Plan& p, const GpuNeeds& n, bool keep, 
     s.sources.push_back(c.pk.open_module_source);
   }
   if (rq.gpus.empty()) s.details.push_back("no GPU given: pass --gpu NAME to plan for the GPU you will use");
-  s.commands = install_driver_commands(c, p.driver_branch, n);
+  s.commands = install_driver_commands(c, p.driver_branch);
   return s;
 }
 

@@ -17,6 +17,8 @@ PlanKb build(const Kb& kb) {
   if (const toml::table* s = t["open_kernel_module"].as_table()) {
     p.open_module_min_sm = static_cast<int>(row_int(*s, "min_sm").value_or(75));
     p.open_module_source = row_str(*s, "source");
+    p.open_module_first_branch = static_cast<int>(row_int(*s, "first_branch").value_or(515));
+    p.open_module_first_branch_source = row_str(*s, "first_branch_source");
   }
   if (const toml::table* s = t["conda"].as_table()) {
     p.conda_last_release = row_str(*s, "last_pytorch_channel_release", p.conda_last_release);

@@ -27,6 +27,8 @@ struct UvBackend {
 struct PlanKb {
   int open_module_min_sm = 75;  // nvidia-driver-NNN-open drives this compute capability and newer
   std::string open_module_source;
+  int open_module_first_branch = 515;  // the first driver branch with open kernel modules (-open packages)
+  std::string open_module_first_branch_source;
   std::string conda_last_release = "2.5";  // the last torch on PyTorch's own conda channel
   std::string conda_source;
   std::string pixi_snippet;  // with {spec} and {index}

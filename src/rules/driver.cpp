@@ -34,18 +34,29 @@ Version newest_needed_cuda(const Facts& f) {
   return best;
 }
 
-// Ubuntu/Debian package of the driver branch that supports `cuda` (else the kb's default branch).
-std::string driver_branch_for(const DriversKb& dk, const Version& cuda) {
+// The driver branch that supports `cuda` (else the kb's default branch).
+int driver_branch_for(const DriversKb& dk, const Version& cuda) {
   int branch = cuda.empty() ? 0 : branch_for_cuda(dk, cuda);
-  return std::to_string(branch ? branch : dk.default_branch);
+  return branch ? branch : dk.default_branch;
 }
 
-std::vector<std::string> install_driver_fix(const Facts& f, const DriversKb& dk) {
-  std::string branch = driver_branch_for(dk, newest_needed_cuda(f));
+// The Ubuntu/Debian package of that branch for this machine's GPUs (-open only where it exists
+// and drives them: derive/driver.cpp driver_package).
+DriverPackage package_for(const Model& m, const Kb& kb, const Version& cuda, const std::string& stem = "nvidia-driver") {
+  return driver_package(kb, driver_branch_for(drivers_kb(kb), cuda), gpu_sms(m.gpus), stem);
+}
+
+std::vector<std::string> install_driver_fix(const Model& m, const Kb& kb) {
+  DriverPackage p = package_for(m, kb, newest_needed_cuda(m.facts));
   return {"# Ubuntu: let it pick the recommended driver, or name the branch",
-          "sudo ubuntu-drivers install   # or: sudo apt install nvidia-driver-" + branch + "-open",
+          "sudo ubuntu-drivers install   # or: sudo apt install " + p.name + (p.note.empty() ? "" : " (" + p.note + ")"),
           "sudo reboot",
           "nvidia-smi   # must list the GPUs afterwards"};
+}
+
+std::string reinstall_dkms(const Model& m, const Kb& kb, const std::string& comment) {
+  DriverPackage p = package_for(m, kb, newest_needed_cuda(m.facts), "nvidia-dkms");
+  return "sudo apt install --reinstall " + p.name + "   # " + comment + (p.note.empty() ? "" : "; " + p.note);
 }
 
 void driver_missing(const Model& m, const Kb& kb, Findings& out) {
@@ -71,11 +82,11 @@ void driver_missing(const Model& m, const Kb& kb, Findings& out) {
                       "program can use a GPU here; CUDA toolkits and CUDA builds of frameworks install, but only run "
                       "on a machine with a GPU and its driver.";
       x.fix = {"# run on a machine (or VM/container) with an NVIDIA GPU attached; there, install the driver:"};
-      auto more = install_driver_fix(f, dk);
+      auto more = install_driver_fix(m, kb);
       x.fix.insert(x.fix.end(), more.begin() + 1, more.end());
     } else {
       x.explanation = "An NVIDIA GPU is present but no driver is installed, so CUDA cannot reach it.";
-      x.fix = install_driver_fix(f, dk);
+      x.fix = install_driver_fix(m, kb);
     }
   } else if (!d.module_loaded) {
     x.title = "NVIDIA driver libraries are installed but the kernel module is not loaded";
@@ -88,7 +99,7 @@ void driver_missing(const Model& m, const Kb& kb, Findings& out) {
              "# if modprobe fails, the reason is in the kernel log:",
              "sudo dmesg | grep -iE 'nvidia|nouveau|secure boot|module verification'",
              "mokutil --sb-state   # Secure Boot on: enroll the module key or use signed (e.g. -open) packages",
-             "sudo apt install --reinstall nvidia-dkms-" + driver_branch_for(dk, newest_needed_cuda(f)) + "-open   # rebuild for this kernel",
+             reinstall_dkms(m, kb, "rebuild for this kernel"),
              "sudo reboot"};
   } else if (!libs) {
     x.title = "The NVIDIA kernel module is loaded but no libcuda.so is installed";
@@ -103,7 +114,7 @@ void driver_missing(const Model& m, const Kb& kb, Findings& out) {
     } else {
       x.explanation = "The driver's user-space part (libcuda, libnvidia-ml) is missing, so CUDA programs cannot load "
                       "the driver even though the kernel module runs.";
-      std::string v = d.module_version.empty() ? driver_branch_for(dk, newest_needed_cuda(f))
+      std::string v = d.module_version.empty() ? std::to_string(driver_branch_for(dk, newest_needed_cuda(f)))
                                                : std::to_string(Version::parse(d.module_version).value_or(Version{}).major());
       x.fix = {"sudo apt install libnvidia-compute-" + v + "   # the user-space libraries matching kernel module " + d.module_version,
                "sudo ldconfig && nvidia-smi"};
@@ -182,7 +193,7 @@ void gpu_without_driver(const Model& m, const Kb& kb, Findings& out) {
       if (!bl.empty()) x.evidence.push_back({"blacklisted in " + join(bl, ", ") + " (but bound: the initramfs predates it)", bl.front()});
       x.fix = {"printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
                "sudo update-initramfs -u"};
-      auto inst = install_driver_fix(f, drivers_kb(kb));
+      auto inst = install_driver_fix(m, kb);
       x.fix.insert(x.fix.end(), inst.begin() + 1, inst.end());
     } else if (g.driver == "vfio-pci") {
       x.severity = Severity::warning;
@@ -198,7 +209,7 @@ void gpu_without_driver(const Model& m, const Kb& kb, Findings& out) {
         x.explanation = "The nvidia module is loaded but did not take this GPU; usually the driver is too old for the "
                         "GPU or the GPU failed to initialise (the kernel log says which).";
         x.fix = {"sudo dmesg | grep -iE 'NVRM|nvidia'", "# if the GPU is newer than the driver, install a newer branch:"};
-        auto inst = install_driver_fix(f, drivers_kb(kb));
+        auto inst = install_driver_fix(m, kb);
         x.fix.insert(x.fix.end(), inst.begin() + 1, inst.end());
       } else if (has_real_libcuda(d)) {
         for (const auto& l : d.libraries)
@@ -207,11 +218,10 @@ void gpu_without_driver(const Model& m, const Kb& kb, Findings& out) {
                         "this kernel, or blocked by Secure Boot), so nothing drives this GPU.";
         x.fix = {"sudo modprobe nvidia && nvidia-smi",
                  "sudo dmesg | grep -iE 'nvidia|secure boot|module verification'   # if modprobe fails",
-                 "sudo apt install --reinstall nvidia-dkms-" + driver_branch_for(drivers_kb(kb), newest_needed_cuda(f)) +
-                     "-open && sudo reboot   # rebuild the module for this kernel"};
+                 reinstall_dkms(m, kb, "rebuild the module for this kernel, then reboot")};
       } else {
         x.explanation = "No NVIDIA kernel driver is loaded, so nothing drives this GPU and CUDA cannot see it.";
-        x.fix = install_driver_fix(f, drivers_kb(kb));
+        x.fix = install_driver_fix(m, kb);
       }
     }
     out.push_back(std::move(x));
@@ -386,16 +396,18 @@ struct Need {
   const PythonEnv* python = nullptr;
 };
 
-std::vector<std::string> too_old_fix(const Facts& f, const Kb& kb, const Need& n, const DriverModel& s) {
+std::vector<std::string> too_old_fix(const Model& m, const Kb& kb, const Need& n) {
+  const Facts& f = m.facts;
+  const DriverModel& s = m.driver;
   const DriversKb& dk = drivers_kb(kb);
   std::vector<std::string> fix;
   const CudaRelease* rel = first_release(dk, n.cuda);
-  std::string branch = driver_branch_for(dk, n.cuda);
-  std::string min = rel ? rel->linux_min.text : "R" + branch;
+  int branch = driver_branch_for(dk, n.cuda);
+  std::string min = rel ? rel->linux_min.text : "R" + std::to_string(branch);
   bool container = !f.platform.container.empty();
   fix.push_back(fmt::format("# either upgrade the driver to >= {} (CUDA {}){}", min, n.cuda.major_minor(),
                             container ? " on the host" : ""));
-  fix.push_back("sudo apt install nvidia-driver-" + branch + "-open && sudo reboot");
+  fix.push_back(driver_install_command(package_for(m, kb, n.cuda)));
   if (n.framework && n.python) {
     std::string base = n.python->torch.version.substr(0, n.python->torch.version.find('+'));
     TorchPick pick = torch_variant_for(kb, n.python->torch.version, s.cuda);
@@ -414,7 +426,8 @@ std::vector<std::string> too_old_fix(const Facts& f, const Kb& kb, const Need& n
   return fix;
 }
 
-void check_need(const Facts& f, const Kb& kb, const DriverModel& s, const Need& n, Findings& out) {
+void check_need(const Model& m, const Kb& kb, const Need& n, Findings& out) {
+  const DriverModel& s = m.driver;
   if (n.cuda.empty() || s.cuda.empty() || n.cuda.cuda_int() <= s.cuda.cuda_int()) return;
   const DriversKb& dk = drivers_kb(kb);
   const MinorCompatFloor* floor = minor_compat_floor(dk, n.cuda.major());
@@ -432,9 +445,9 @@ void check_need(const Facts& f, const Kb& kb, const DriverModel& s, const Need& 
                                            floor->linux_min.text), floor->source}};
     x.explanation = "It works, with limits: the binaries must contain SASS for the GPU (PTX from the newer toolkit cannot "
                     "be JIT-compiled by this driver, error 222), and newer CUDA APIs fail with error 36.";
-    x.fix = too_old_fix(f, kb, n, s);
+    x.fix = too_old_fix(m, kb, n);
     x.fix[0] = "# for full support, upgrade the driver (CUDA " + n.cuda.major_minor() + " needs >= " +
-               (first_release(dk, n.cuda) ? first_release(dk, n.cuda)->linux_min.text : "R" + driver_branch_for(dk, n.cuda)) + ")";
+               (first_release(dk, n.cuda) ? first_release(dk, n.cuda)->linux_min.text : "R" + std::to_string(driver_branch_for(dk, n.cuda))) + ")";
     out.push_back(std::move(x));
     return;
   }
@@ -450,7 +463,7 @@ void check_need(const Facts& f, const Kb& kb, const DriverModel& s, const Need& 
       ? "Its CUDA runtime is newer than the driver supports and minor-version compatibility does not bridge a major "
         "version, so CUDA initialisation fails with error 35 (\"CUDA driver version is insufficient\")."
       : "Programs built with this toolkit need a newer driver than the installed one and fail at start with error 35.";
-  x.fix = too_old_fix(f, kb, n, s);
+  x.fix = too_old_fix(m, kb, n);
   out.push_back(std::move(x));
 }
 
@@ -463,17 +476,18 @@ void driver_vs_needs(const Model& m, const Kb& kb, Findings& out) {
     Need n;
     n.subject = fmt::format("torch {} in {}", py.torch.version, py.prefix.empty() ? py.interpreter : py.prefix);
     n.cuda = Version::parse(py.torch.cuda).value_or(Version{});
-    n.source = path_join(py.site_packages.empty() ? py.prefix : py.site_packages.front(), "torch/version.py");
+    n.source = !py.torch.source.empty() ? py.torch.source
+                                        : path_join(py.site_packages.empty() ? py.prefix : py.site_packages.front(), "torch/version.py");
     n.python = &py;
-    check_need(f, kb, s, n, out);
+    check_need(m, kb, n, out);
   }
   for (const auto& tk : f.toolkit.toolkits) {
     Need n;
     n.subject = fmt::format("CUDA toolkit {} at {}", tk.version, tk.root);
     n.cuda = Version::parse(tk.version).value_or(Version{});
-    n.source = path_join(tk.root, tk.version_source);
+    n.source = tk.origin == "pasted report" ? tk.version_source : path_join(tk.root, tk.version_source);
     n.framework = false;
-    check_need(f, kb, s, n, out);
+    check_need(m, kb, n, out);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "rules/rules.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
@@ -44,7 +45,9 @@ void kernel_evidence(const Facts& f, const PlatformModel& p, Finding& x) {
 }
 
 // The commands that build the module for `kernel`.
-std::vector<std::string> build_fix(const Facts& f, const PlatformModel& p, const std::string& kernel) {
+std::vector<std::string> build_fix(const Model& m, const Kb& kb, const std::string& kernel) {
+  const Facts& f = m.facts;
+  const PlatformModel& p = m.platform;
   const DriverInstallFacts& di = f.platform.driver_install;
   std::vector<std::string> fix;
   fix.push_back(rpm_family(f) ? fmt::format("sudo dnf install kernel-devel-{0} kernel-headers-{0}   # DKMS builds against the kernel's headers", kernel)
@@ -57,14 +60,15 @@ std::vector<std::string> build_fix(const Facts& f, const PlatformModel& p, const
   } else if (contains(to_lower(f.host.os), "debian")) {
     fix.push_back("sudo apt install nvidia-kernel-dkms   # Debian's module package (nvidia-open-kernel-dkms for the open one)");
   } else {
-    fix.push_back(fmt::format("sudo apt install --reinstall nvidia-dkms-{}-open   # Ubuntu also ships prebuilt signed modules: linux-modules-nvidia-{}-{}",
-                              branch_of(p, f), branch_of(p, f), kernel));
+    DriverPackage dkms = driver_package(kb, std::stoi(branch_of(p, f)), gpu_sms(m.gpus), "nvidia-dkms");
+    fix.push_back(fmt::format("sudo apt install --reinstall {}   # Ubuntu also ships prebuilt signed modules: linux-modules-nvidia-{}-{}{}",
+                              dkms.name, branch_of(p, f), kernel, dkms.note.empty() ? "" : "; " + dkms.note));
   }
   fix.push_back("dkms status   # must say 'installed' for " + kernel);
   return fix;
 }
 
-void not_built(const Model& m, Findings& out) {
+void not_built(const Model& m, const Kb& kb, Findings& out) {
   const Facts& f = m.facts;
   const PlatformModel& p = m.platform;
   if (p.module_blocker == ModuleBlocker::not_built) {
@@ -75,7 +79,7 @@ void not_built(const Model& m, Findings& out) {
     x.explanation = "The driver's user-space libraries are installed, but no nvidia module exists for this kernel "
                     "(a kernel update for which DKMS did not build it: missing headers or a failed build), so the "
                     "module cannot load and every CUDA and NVML call fails.";
-    x.fix = build_fix(f, p, p.running_kernel);
+    x.fix = build_fix(m, kb, p.running_kernel);
     x.fix.push_back("sudo modprobe nvidia && nvidia-smi");
     out.push_back(std::move(x));
     return;
@@ -89,7 +93,7 @@ void not_built(const Model& m, Findings& out) {
   kernel_evidence(f, p, x);
   x.explanation = "The machine boots the newest installed kernel by default; DKMS did not build the nvidia module for "
                   "it (missing headers or a failed build), so after a reboot nvidia-smi and CUDA fail until it is built.";
-  x.fix = build_fix(f, p, p.newest_kernel);
+  x.fix = build_fix(m, kb, p.newest_kernel);
   out.push_back(std::move(x));
 }
 
@@ -149,9 +153,9 @@ void nouveau(const Model& m, Findings& out) {
 
 }  // namespace
 
-Findings driver_install_rules(const Model& m, const Kb&) {
+Findings driver_install_rules(const Model& m, const Kb& kb) {
   Findings out;
-  not_built(m, out);
+  not_built(m, kb, out);
   secure_boot_unsigned(m, out);
   nouveau(m, out);
   return out;

@@ -2,6 +2,7 @@
 // driver (NVIDIA_REQUIRE_CUDA), and WSL set-ups that cannot reach the Windows driver.
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "kb/drivers.hpp"
 #include "rules/rules.hpp"
 #include "util/strings.hpp"
@@ -126,7 +127,7 @@ void driver_below_image(const Model& m, const Kb& kb, Findings& out) {
   int branch = need.empty() ? 0 : branch_for_cuda(dk, need);
   if (!branch) branch = dk.default_branch;
   x.fix = {fmt::format("# on the host: upgrade the driver (CUDA {} needs R{} or newer)", need.major_minor(), branch),
-           fmt::format("sudo apt install nvidia-driver-{}-open && sudo reboot", branch),
+           driver_install_command(driver_package(kb, branch, gpu_sms(m.gpus))),
            fmt::format("# or use an image built for CUDA <= {} (e.g. a nvidia/cuda:{}.x tag)", s.cuda.major_minor(), s.cuda.major_minor())};
   out.push_back(std::move(x));
 }
