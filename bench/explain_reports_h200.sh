@@ -20,6 +20,11 @@ t() { timeout 120 "$@"; }
 
 t "$PY" -m torch.utils.collect_env > "$R/collect_env.txt" 2>&1
 t nvidia-smi > "$R/nvidia-smi.txt" 2>&1
+# The same table as bug reports get it from an 80-column terminal (cut at 80 columns) and from
+# a tracker's or mail client's soft wrap at 72 (scripts/wrap_paste.py): their facts must MATCH
+# the live ones like the whole table's.
+"$PY" scripts/wrap_paste.py --hard 80 < "$R/nvidia-smi.txt" > "$R/nvidia-smi-wrapped80.txt"
+"$PY" scripts/wrap_paste.py --words 72 < "$R/nvidia-smi.txt" > "$R/nvidia-smi-wordwrap72.txt"
 t nvidia-smi -q > "$R/nvidia-smi-q.txt" 2>&1
 t nvidia-smi topo -m > "$R/nvidia-smi-topo.txt" 2>&1
 { echo '$ nvcc --version'; t nvcc --version 2>&1 || t /usr/local/cuda/bin/nvcc --version 2>&1; } > "$R/nvcc.txt"

@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cd::ReportFacts reports = cd::parse_reports(text, kb, limits);
   cd::Facts facts = reports.facts;
   facts.log = cd::scan_text(text, cd::matcher_for(kb));
-  auto findings = cd::explain_rules(cd::derive(facts, kb), kb, reports.reports);
+  auto findings = cd::explain_rules(cd::derive(facts, kb), kb, reports.reports, reports.sources);
   (void)cd::json_text(nlohmann::json(facts));
   for (const auto& f : findings) (void)cd::json_text(nlohmann::json(f));
   return 0;

@@ -79,7 +79,7 @@ int diagnose(const GlobalOptions& g, const ExplainOptions& o, LogFacts log, cons
   facts.log = std::move(log);
   if (!o.no_probe && !from_reports) scan_named_binaries(facts, g);
   Findings findings = without_ignored(
-      explain_rules(derive(facts, kb), kb, from_reports ? reports.reports : std::vector<EnvReport>{}), g.ignore);
+      explain_rules(derive(facts, kb), kb, from_reports ? reports.reports : std::vector<EnvReport>{}, reports.sources), g.ignore);
   print_report(g, facts.log, findings, reports);
   return exit_code_for(findings, g);
 }

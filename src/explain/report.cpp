@@ -147,6 +147,8 @@ std::string_view report_value(std::string_view v) {
 }
 
 size_t ReportBuilder::add_report(std::string kind, uint64_t first, uint64_t last) {
+  kind_ = kind;
+  line_ = first;
   if (reports_.size() >= limits_.max_reports) return SIZE_MAX;
   reports_.push_back({std::move(kind), first, last, {}});
   return reports_.size() - 1;
@@ -158,6 +160,14 @@ void ReportBuilder::fact(size_t report, std::string text) {
 
 void ReportBuilder::end_report(size_t report, uint64_t last_line) {
   if (report < reports_.size()) reports_[report].last_line = last_line;
+}
+
+std::string ReportBuilder::where() const {
+  return kind_.empty() ? "pasted report" : fmt::format("{} line {}", kind_, line_);
+}
+
+void ReportBuilder::mark(const std::string& key) {
+  if (sources_.size() < 2 * limits_.max_packages + 1024) sources_.emplace(key, where());
 }
 
 PythonEnv& ReportBuilder::python() {
@@ -179,12 +189,14 @@ void ReportBuilder::driver_version(std::string_view version) {
   if (!v || v->parts.size() < 2 || !facts_.driver.nvml_driver_version.empty()) return;
   facts_.driver.nvml_driver_version = std::string(version);
   if (facts_.driver.nvml_status != 18) facts_.driver.nvml_status = 0;
+  mark("driver.version");
 }
 
 void ReportBuilder::driver_cuda(std::string_view cuda) {
   auto v = Version::parse(report_value(cuda));
   if (!v || v->empty() || facts_.driver.nvml_cuda_driver_version) return;
   facts_.driver.nvml_cuda_driver_version = v->cuda_int();
+  mark("driver.cuda");
 }
 
 void ReportBuilder::module_version(std::string_view version, std::string_view source) {
@@ -192,13 +204,14 @@ void ReportBuilder::module_version(std::string_view version, std::string_view so
   if (!v || v->parts.size() < 2 || facts_.driver.module_loaded) return;
   facts_.driver.module_loaded = true;
   facts_.driver.module_version = std::string(version);
-  facts_.driver.module_version_source = std::string(source);
+  facts_.driver.module_version_source = where() + (source.empty() ? "" : " (" + std::string(source) + ")");
 }
 
 void ReportBuilder::nvml_library_version(std::string_view version) {
   DriverFacts& d = facts_.driver;
   d.nvml_status = 18;  // NVML_ERROR_LIB_RM_VERSION_MISMATCH: what nvidia-smi said
   d.nvml_error = fmt::format("Driver/library version mismatch (NVML library version {})", version);
+  mark("driver.nvml");
 }
 
 GpuInfo* ReportBuilder::gpu(int index, std::string_view name) {
@@ -215,6 +228,7 @@ GpuInfo* ReportBuilder::gpu(int index, std::string_view name) {
   }
   gpus.push_back(std::move(g));
   if (facts_.driver.nvml_status < 0) facts_.driver.nvml_status = 0;
+  mark(fmt::format("gpu.{}", index));
   return &gpus.back();
 }
 
@@ -249,7 +263,7 @@ void ReportBuilder::torch(std::string_view version, std::string_view cuda, bool 
     if (!cuda_known) return;  // which CUDA it was built for is unknown: never guess a CPU build
     t.version = std::string(version);
     t.cuda = std::string(report_value(cuda));
-    t.source = "pasted report";
+    t.source = where();
   }
   package("torch", version);
 }
@@ -258,7 +272,7 @@ void ReportBuilder::python_version(std::string_view version) {
   std::string_view first = trim(version).substr(0, trim(version).find(' '));
   if (auto v = Version::parse(first); v && !v->empty() && python().version.empty()) {
     python().version = std::string(first);
-    python().version_source = "pasted report";
+    python().version_source = where();
   }
 }
 
@@ -274,6 +288,7 @@ void ReportBuilder::package(std::string_view name, std::string_view version, std
   p.version = std::string(version);
   p.location = "the reported environment";
   p.installer = std::string(installer);
+  mark("package." + n);
   pkgs.push_back(std::move(p));
 }
 
@@ -284,7 +299,7 @@ void ReportBuilder::toolkit(std::string_view version, std::string_view source) {
   Toolkit tk;
   tk.root = "the reported toolkit";
   tk.version = std::string(version);
-  tk.version_source = std::string(source);
+  tk.version_source = where() + (source.empty() ? "" : " (" + std::string(source) + ")");
   tk.nvcc = "nvcc";
   tk.origin = "pasted report";
   tk.selected_by = {"PATH"};
@@ -298,21 +313,23 @@ void ReportBuilder::env(std::string_view name, std::string_view value) {
   if (n.empty() || facts_.env.size() >= 256 || facts_.env.count(n)) return;
   if (std::none_of(std::begin(kKeep), std::end(kKeep), [&](std::string_view k) { return n.starts_with(k); })) return;
   facts_.env[n] = std::string(trim(value));
+  mark("env." + n);
 }
 
 void ReportBuilder::os(std::string_view os) {
   os = report_value(os);
-  if (!os.empty() && facts_.host.os.empty()) facts_.host.os = std::string(os);
+  if (!os.empty() && facts_.host.os.empty()) facts_.host.os = std::string(os), mark("host.os");
 }
 
 void ReportBuilder::kernel(std::string_view kernel) {
   kernel = report_value(kernel);
   if (kernel.empty() || !facts_.host.kernel.empty()) return;
   facts_.host.kernel = std::string(kernel);
+  mark("host.kernel");
   if (contains(to_lower(kernel), "microsoft-standard-wsl2")) {
     facts_.platform.wsl = true;
     facts_.platform.wsl_version = 2;
-    facts_.platform.wsl_evidence = "kernel " + std::string(kernel) + " (pasted report)";
+    facts_.platform.wsl_evidence = "kernel " + std::string(kernel) + " (" + where() + ")";
   }
 }
 
@@ -321,6 +338,7 @@ void ReportBuilder::arch_list(const std::vector<std::string>& archs) {
   if (!d.arch_list.empty() || archs.empty()) return;
   d.ran = true;
   d.arch_list = archs;
+  mark("torch.arch_list");
 }
 
 void ReportBuilder::cuda_available(bool yes) { python().deep.cuda_available = yes; }
@@ -340,7 +358,8 @@ void ReportBuilder::library(std::string_view consumer, std::string_view soname, 
   r.path = std::string(path);
   r.realpath = r.path;
   r.via = path.empty() ? "not found" : "ldd";
-  r.detail = path.empty() ? "ldd: not found" : "ldd";
+  r.detail = where() + (path.empty() ? ": not found" : "");
+  mark("lib." + r.soname);
   rs.push_back(std::move(r));
 }
 
@@ -369,6 +388,7 @@ ReportFacts parse_reports(std::string_view text, const Kb& kb, const ReportLimit
     parse(lines, b);
   ReportFacts out;
   out.reports = b.take_reports();
+  out.sources = b.take_sources();
   std::stable_sort(out.reports.begin(), out.reports.end(),
                    [](const EnvReport& a, const EnvReport& c) { return a.first_line < c.first_line; });
   out.facts = b.take();

@@ -17,6 +17,7 @@
 // (a second report of the same thing is evidence, not a correction) and bounds every list.
 // Linear in the input; memory bounded by max_bytes and the list caps.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -51,8 +52,22 @@ class ReportBuilder {
   const ReportLimits& limits() const { return limits_; }
 
   // A report of `kind` spanning lines first..last; returns its index for fact() (past
-  // max_reports an index that fact() and end_report() ignore).
+  // max_reports an index that fact() and end_report() ignore). The values set next were read
+  // at its first line until at() says otherwise.
   size_t add_report(std::string kind, uint64_t first, uint64_t last);
+  // The values set next were read at input line `number` of the report added last. Each fact
+  // keeps the place it was first read: sources() ("driver.version" → "nvidia-smi line 37"),
+  // and the Facts fields that carry their own source (torch.source, the toolkit's and the
+  // Python's version_source, the module's, an ldd resolution's detail) hold it as well.
+  void at(uint64_t number) { line_ = number; }
+  std::string where() const;  // "collect_env line 12"
+  // Keys: driver.version, driver.cuda, driver.nvml, gpu.N (N as the report numbers it),
+  // torch.arch_list, env.NAME, host.os, host.kernel, lib.SONAME, package.NAME.
+  const std::map<std::string, std::string>& sources() const { return sources_; }
+  // Records where() for `key` unless it is known; setters do it for their own facts, parsers
+  // for the per-GPU ones they write directly: gpu.N.ecc, .remap, .retired, .link,
+  // .compute_mode, .persistence.
+  void mark(const std::string& key);
   // "torch 2.7.0+cu128 (CUDA 12.8)": a fact as the report stated it (shown and in --json).
   void fact(size_t report, std::string text);
   void end_report(size_t report, uint64_t last_line);
@@ -87,6 +102,7 @@ class ReportBuilder {
   Facts take();
   const Facts& facts() const { return facts_; }
   std::vector<EnvReport> take_reports() { return std::move(reports_); }
+  std::map<std::string, std::string> take_sources() { return std::move(sources_); }
   const std::vector<EnvReport>& reports() const { return reports_; }
 
  private:
@@ -97,6 +113,9 @@ class ReportBuilder {
   std::vector<EnvReport> reports_;
   std::unordered_set<std::string> package_names_;  // package(): first version wins, in O(1)
   std::unordered_set<std::string> libraries_;      // library(): consumer + soname seen
+  std::string kind_;                                // of the report added last
+  uint64_t line_ = 0;
+  std::map<std::string, std::string> sources_;
 };
 
 // The cleaned lines of `text` (its first limits.max_bytes). Views point into `storage`.
@@ -121,6 +140,7 @@ void parse_nvidia_container_cli(const std::vector<ReportLine>& lines, ReportBuil
 struct ReportFacts {
   Facts facts;                      // partial: only what the reports showed
   std::vector<EnvReport> reports;   // in input order
+  std::map<std::string, std::string> sources;  // where each fact was read (ReportBuilder::sources)
   bool empty() const { return reports.empty(); }
 };
 

@@ -35,6 +35,7 @@ struct Block {
   std::string torch_version, torch_cuda;
   bool cuda_known = false;
   bool in_gpus = false;
+  uint64_t torch_line = 0;  // "CUDA used to build PyTorch" (else the anchor)
 };
 
 void read_gpu(std::string_view text, ReportBuilder& out, Block& b) {
@@ -64,7 +65,7 @@ void read_key(const std::string& key, const std::string& value, ReportBuilder& o
     out.cuda_available(to_lower(v) == "true" || to_lower(v) == "yes");
     out.fact(b.report, "CUDA available: " + std::string(v));
   } else if (key == "cuda runtime version" && !v.empty()) {
-    out.toolkit(v, "collect_env: CUDA runtime version (nvcc --version)");
+    out.toolkit(v, "CUDA runtime version, i.e. nvcc --version");
     out.fact(b.report, "nvcc " + std::string(v));
   } else if (key == "nvidia driver version" && !v.empty()) {
     out.driver_version(v);
@@ -86,6 +87,7 @@ void read_block(const std::vector<ReportLine>& lines, size_t start, ReportBuilde
   std::string key, value, name, version, build;
   for (size_t i = start + 1; i < end; ++i) {
     const ReportLine& l = lines[i];
+    out.at(l.number);
     if (l.fence || RE2::PartialMatch(l.text, anchor())) break;
     if (trim(l.text).empty()) {
       b.in_gpus = false;
@@ -110,9 +112,11 @@ void read_block(const std::vector<ReportLine>& lines, size_t start, ReportBuilde
         out.package(name, version, "conda");
       }
     } else if (report_key_value(l.text, key, value)) {
+      if (key == "cuda used to build pytorch") b.torch_line = l.number;
       read_key(key, value, out, b);
     }
   }
+  out.at(b.torch_line ? b.torch_line : lines[start].number);
   out.torch(b.torch_version, b.torch_cuda, b.cuda_known);
   if (!report_value(b.torch_version).empty())
     out.fact(b.report, fmt::format("torch {}{}", b.torch_version,

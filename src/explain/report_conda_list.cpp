@@ -20,6 +20,7 @@ void parse_conda_list(const std::vector<ReportLine>& lines, ReportBuilder& out) 
     size_t r = out.add_report("conda list", lines[i].number, lines[i].number);
     std::string name, version, build, channel, torch_version, torch_cuda, env_cuda;
     bool cuda_known = false;
+    uint64_t torch_line = lines[i].number;
     size_t j = i + 1;
     for (; j < lines.size() && j < i + 1 + out.limits().max_packages; ++j) {
       std::string_view t = trim(lines[j].text);
@@ -27,9 +28,11 @@ void parse_conda_list(const std::vector<ReportLine>& lines, ReportBuilder& out) 
       if (t.starts_with("#") || t.empty()) continue;
       if (!RE2::FullMatch(lines[j].text, row, &name, &version, &build, &channel)) break;
       out.end_report(r, lines[j].number);
+      out.at(lines[j].number);
       std::string maj, min;
       if (name == "pytorch") {
         torch_version = version;
+        torch_line = lines[j].number;
         if (RE2::PartialMatch(build, cuda_dotted, &maj, &min) || RE2::PartialMatch(build, cuda_packed, &maj, &min))
           torch_cuda = maj + "." + min, cuda_known = true;
         else if (build.starts_with("cpu") || contains(build, "_cpu_"))
@@ -47,6 +50,7 @@ void parse_conda_list(const std::vector<ReportLine>& lines, ReportBuilder& out) 
     }
     if (!torch_version.empty()) {
       if (!cuda_known && !env_cuda.empty()) torch_cuda = env_cuda, cuda_known = true;
+      out.at(torch_line);
       out.torch(torch_version, torch_cuda, cuda_known);
     }
     i = j > i ? j - 1 : i;

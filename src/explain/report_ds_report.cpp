@@ -18,10 +18,11 @@ void parse_ds_report(const std::vector<ReportLine>& lines, ReportBuilder& out) {
     size_t r = out.add_report("ds_report", lines[i].number, lines[i].number);
     std::string key, value, torch_version, torch_cuda;
     bool cuda_known = false;
-    uint64_t last = lines[i].number;
+    uint64_t last = lines[i].number, torch_line = lines[i].number;
     size_t end = std::min(lines.size(), i + 40);
     for (size_t j = i + 1; j < end; ++j) {
       const ReportLine& l = lines[j];
+      out.at(l.number);
       if (l.fence) break;
       if (trim(l.text).empty()) continue;
       if (l.text.find("...") == std::string_view::npos || !report_key_value(l.text, key, value)) break;
@@ -29,12 +30,13 @@ void parse_ds_report(const std::vector<ReportLine>& lines, ReportBuilder& out) {
       if (key == "torch version") {
         torch_version = value;
       } else if (key == "torch cuda version") {
+        torch_line = l.number;
         torch_cuda = std::string(report_value(value));
         cuda_known = to_lower(trim(value)) == "none" || !torch_cuda.empty();
       } else if (key == "torch hip version" && !report_value(value).empty()) {
         out.fact(r, "torch HIP " + value);
       } else if (key == "nvcc version" && !report_value(value).empty()) {
-        out.toolkit(value, "ds_report: nvcc version");
+        out.toolkit(value, "nvcc version");
         out.fact(r, "nvcc " + value);
       } else if (key == "deepspeed info") {
         std::string v(trim(value.substr(0, value.find(','))));
@@ -44,6 +46,7 @@ void parse_ds_report(const std::vector<ReportLine>& lines, ReportBuilder& out) {
         out.fact(r, "deepspeed wheel compiled with " + value);
       }
     }
+    out.at(torch_line);
     out.torch(torch_version, torch_cuda, cuda_known);
     if (!torch_version.empty())
       out.fact(r, fmt::format("torch {}{}", torch_version, cuda_known ? (torch_cuda.empty() ? " (CPU build)" : " (CUDA " + torch_cuda + ")") : ""));

@@ -51,6 +51,7 @@ void parse_ldd(const std::vector<ReportLine>& lines, ReportBuilder& out) {
     size_t j = i;
     for (; j < lines.size() && j < i + 400; ++j) {
       const ReportLine& l = lines[j];
+      out.at(l.number);
       if (l.fence) break;
       if (!RE2::PartialMatch(l.text, entry, &soname, &where)) {
         if (trim(l.text).empty() || l.text.find("linux-vdso") != std::string_view::npos ||

@@ -17,7 +17,7 @@ void parse_nvcc_version(const std::vector<ReportLine>& lines, ReportBuilder& out
     if (lines[i].text.find("NVCC:") != std::string_view::npos) continue;
     uint64_t first = i > 0 && lines[i - 1].text.find("nvcc") != std::string_view::npos ? lines[i - 1].number : lines[i].number;
     size_t r = out.add_report("nvcc --version", first, lines[i].number);
-    out.toolkit(full, "nvcc --version");
+    out.toolkit(full, "");
     out.fact(r, "nvcc " + full);
   }
 }

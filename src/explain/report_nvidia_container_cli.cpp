@@ -49,6 +49,7 @@ void parse_nvidia_container_cli(const std::vector<ReportLine>& lines, ReportBuil
     size_t end = std::min(lines.size(), i + 1 + out.limits().max_block);
     for (size_t j = i + 1; j < end; ++j) {
       const ReportLine& l = lines[j];
+      out.at(l.number);
       if (l.fence) break;
       std::string_view t = trim(l.text);
       if (t.empty()) continue;

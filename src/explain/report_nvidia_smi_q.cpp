@@ -58,12 +58,15 @@ void read_key(const std::vector<std::pair<size_t, std::string>>& path, const std
     return;
   }
   std::string v = to_lower(trim(value));
+  auto mark = [&](const char* what) { out.mark(fmt::format("gpu.{}.{}", g->nvml_index, what)); };
   if (key == "product name") {
     out.name_gpu(*g, value);
   } else if (key == "persistence mode") {
     g->persistence_mode = v == "enabled" ? "on" : v == "disabled" ? "off" : "";
+    mark("persistence");
   } else if (key == "compute mode") {
     g->compute_mode = v == "default" ? "default" : v == "exclusive_process" ? "exclusive_process" : v == "prohibited" ? "prohibited" : "";
+    mark("compute_mode");
   } else if (key == "total" && has(path, "fb memory usage")) {
     if (int64_t n = number(value.substr(0, value.find(' '))); n >= 0) g->memory_total_mib = static_cast<uint64_t>(n);
   } else if (key == "used" && has(path, "fb memory usage")) {
@@ -71,14 +74,19 @@ void read_key(const std::vector<std::pair<size_t, std::string>>& path, const std
   } else if (has(path, "ecc errors") && has(path, "volatile") &&
              (contains(key, "uncorrectable") || (key == "total" && has(path, "double bit")))) {
     if (int64_t n = number(value); n >= 0) s.uncorrectable = std::max<int64_t>(s.uncorrectable, 0) + n;
+    if (number(value) > 0) mark("ecc");
   } else if (has(path, "retired pages") && (key == "pending page blacklist" || key == "pending page retirement" || key == "pending")) {
     if (v == "yes" || v == "no") g->retired_pages_pending = v == "yes";
+    if (v == "yes") mark("retired");
   } else if (has(path, "remapped rows") && key == "pending") {
     if (v == "yes" || v == "no") g->remapped_rows_pending = v == "yes";
+    if (v == "yes") mark("remap");
   } else if (has(path, "remapped rows") && key == "remapping failure occurred") {
     if (v == "yes" || v == "no") g->remapping_failed = v == "yes";
+    if (v == "yes") mark("remap");
   } else if (has(path, "pcie generation") && (key == "max" || key == "current")) {
     (key == "max" ? g->pcie_gen_max : g->pcie_gen_current) = link_number(value);
+    mark("link");
   } else if (has(path, "link width") && (key == "max" || key == "current")) {
     (key == "max" ? g->pcie_width_max : g->pcie_width_current) = link_number(value);
   }
@@ -104,6 +112,7 @@ void read_log(const std::vector<ReportLine>& lines, size_t start, ReportBuilder&
   size_t end = std::min(lines.size(), start + out.limits().max_block * 4);
   for (size_t i = start; i < end; ++i) {
     const ReportLine& l = lines[i];
+    out.at(l.number);
     if (l.fence || (i > start && l.text.find("NVSMI LOG") != std::string_view::npos)) break;
     std::string_view t = trim(l.text);
     if (t.empty()) continue;

@@ -36,6 +36,7 @@ void parse_nvidia_smi_topo(const std::vector<ReportLine>& lines, ReportBuilder& 
     size_t end = std::min(lines.size(), i + 1 + 2 * out.limits().max_gpus);
     for (size_t j = i + 1; j < end; ++j) {
       const ReportLine& l = lines[j];
+      out.at(l.number);
       if (l.fence || !RE2::PartialMatch(l.text, row, &idx, &rest)) break;
       last = l.number;
       ++rows;

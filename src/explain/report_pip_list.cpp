@@ -34,6 +34,7 @@ void read_list(const std::vector<ReportLine>& lines, size_t start, ReportBuilder
   std::string name, version;
   for (size_t i = start + 2; i < lines.size() && i < start + 2 + out.limits().max_packages; ++i) {
     if (lines[i].fence || !RE2::FullMatch(lines[i].text, row, &name, &version)) break;
+    out.at(lines[i].number);
     add(out, r, name, version);
     out.end_report(r, lines[i].number);
   }
@@ -48,7 +49,8 @@ size_t read_freeze(const std::vector<ReportLine>& lines, size_t start, ReportBui
   size_t r = out.add_report("pip freeze", lines[start].number, lines[end - 1].number);
   std::string name, version;
   for (size_t i = start; i < end; ++i)
-    if (RE2::FullMatch(lines[i].text, freeze_line(), &name, &version) && !version.empty()) add(out, r, name, version);
+    if (RE2::FullMatch(lines[i].text, freeze_line(), &name, &version) && !version.empty())
+      out.at(lines[i].number), add(out, r, name, version);
   return end - 1;
 }
 
@@ -68,6 +70,7 @@ void parse_pip_list(const std::vector<ReportLine>& lines, ReportBuilder& out) {
     } else if (t.find("Name:") != std::string_view::npos && i + 1 < lines.size() && RE2::FullMatch(t, show_name, &name) &&
                RE2::FullMatch(lines[i + 1].text, show_version, &version)) {
       size_t r = out.add_report("pip show", lines[i].number, lines[i + 1].number);
+      out.at(lines[i + 1].number);
       add(out, r, name, version);
     } else if ((t.find("==") != std::string_view::npos || t.find(" @ ") != std::string_view::npos) &&
                RE2::FullMatch(t, freeze_line())) {

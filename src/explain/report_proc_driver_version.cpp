@@ -16,7 +16,7 @@ void parse_proc_driver_version(const std::vector<ReportLine>& lines, ReportBuild
     std::string version;
     if (t.find("NVRM version:") != std::string_view::npos && RE2::PartialMatch(t, re, &version)) {
       size_t r = out.add_report("/proc/driver/nvidia/version", lines[i].number, lines[i].number);
-      out.module_version(version, "/proc/driver/nvidia/version (pasted)");
+      out.module_version(version, "");
       out.fact(r, "kernel module " + version);
     }
   }

@@ -40,6 +40,7 @@ void read_block(const std::vector<ReportLine>& lines, size_t at, ReportBuilder& 
   size_t end = std::min(lines.size(), at + 200);
   for (size_t i = start; i < end; ++i) {
     const ReportLine& l = lines[i];
+    out.at(l.number);
     if (l.fence || (i > at && RE2::PartialMatch(l.text, anchor()))) break;
     if (l.text.find("NVIDIA Topology") != std::string_view::npos) break;
     if (trim(l.text).empty()) continue;
@@ -57,7 +58,7 @@ void read_block(const std::vector<ReportLine>& lines, size_t at, ReportBuilder& 
         out.driver_version(value);
         out.fact(r, "driver " + value);
       } else if (key == "nvcc") {
-        if (RE2::PartialMatch(value, nvcc_re, &nvcc)) out.toolkit(nvcc, "sglang check_env: NVCC"), out.fact(r, "nvcc " + nvcc);
+        if (RE2::PartialMatch(value, nvcc_re, &nvcc)) out.toolkit(nvcc, "NVCC"), out.fact(r, "nvcc " + nvcc);
       } else if (key == "pytorch") {
         out.torch(value, "", false);
         out.fact(r, "torch " + value);

@@ -99,6 +99,7 @@ bool known(const std::string& expr) {
 struct Printed {
   std::string version, cuda;
   bool cuda_known = false;
+  uint64_t line = 0;  // where torch's version was printed
 };
 
 void apply(const std::string& expr, const std::string& raw, ReportBuilder& out, size_t r, Printed& p) {
@@ -197,12 +198,15 @@ void parse_torch_print(const std::vector<ReportLine>& lines, ReportBuilder& out)
       const auto& exprs = prints[k++];
       if (std::none_of(exprs.begin(), exprs.end(), known)) continue;  // print("hello"), print(x.shape)
       if (r == SIZE_MAX) r = out.add_report("python -c / >>> torch printout", lines[i].number, lines[j].number);
+      out.at(lines[j].number);
+      bool had_torch = !p.version.empty() && p.cuda_known;
       pair(exprs, o, out, r, p);
+      if (!had_torch && !p.version.empty()) p.line = lines[j].number;  // where torch's version (and CUDA) was printed
       out.end_report(r, lines[j].number);
     }
     i = j > i + 1 ? j - 1 : i;
   }
-  if (!p.version.empty()) out.torch(p.version, p.cuda, p.cuda_known);
+  if (!p.version.empty()) out.at(p.line), out.torch(p.version, p.cuda, p.cuda_known);
 }
 
 }  // namespace cd

@@ -30,6 +30,7 @@ void read_block(const std::vector<ReportLine>& lines, size_t start, ReportBuilde
   uint64_t last = lines[start].number;
   for (size_t i = start + 1; i < end; ++i) {
     const ReportLine& l = lines[i];
+    out.at(l.number);
     if (l.fence || RE2::PartialMatch(l.text, next_report)) break;
     if (trim(l.text).empty()) continue;
     last = l.number;

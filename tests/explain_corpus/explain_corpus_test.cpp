@@ -86,7 +86,7 @@ Findings explain_text(const std::string& text) {
   ReportFacts reports = parse_reports(text, kb);
   Facts facts = reports.facts;
   facts.log = scan_text(text, matcher_for(kb));
-  return explain_rules(derive(facts, kb), kb, reports.reports);
+  return explain_rules(derive(facts, kb), kb, reports.reports, reports.sources);
 }
 
 std::set<std::string> finding_ids() {

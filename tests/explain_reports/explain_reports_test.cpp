@@ -1,13 +1,15 @@
 // Pasted environment reports (explain/report.hpp, issue 17 §3) with real reports copied from
 // public threads (tests/fixtures/reports/SOURCES.tsv names each one's thread): the facts each
 // parser reads, and the findings `explain` gives — the same rules `check` runs on a machine,
-// on the reported one. Goldens: tests/fixtures/reports/<file>.golden (CD_UPDATE_GOLDENS=1
-// rewrites them; review the diff).
+// on the reported one. Goldens: tests/fixtures/reports/<file>.golden — the reports, and each
+// finding with its evidence (source labels included) and fix (CD_UPDATE_GOLDENS=1 rewrites them;
+// review the diff).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -48,7 +50,7 @@ Explained explain(const std::string& text) {
   e.reports = parse_reports(text, kb);
   e.facts = e.reports.facts;
   e.facts.log = scan_text(text, matcher_for(kb));
-  e.findings = explain_rules(derive(e.facts, kb), kb, e.reports.reports);
+  e.findings = explain_rules(derive(e.facts, kb), kb, e.reports.reports, e.reports.sources);
   return e;
 }
 
@@ -68,7 +70,13 @@ std::string golden_text(const Explained& e) {
   for (const auto& r : e.reports.reports)
     out += fmt::format("  {} lines {}-{}: {}\n", r.kind, r.first_line, r.last_line, join(r.facts, " · "));
   out += "findings:\n";
-  for (const auto& f : e.findings) out += fmt::format("  {} {}: {}\n", severity_name(f.severity), f.id, f.title);
+  // Each finding with its evidence, every line with its source (issue 17: a fact from a report
+  // names the report and line it was read from), and its fix.
+  for (const auto& f : e.findings) {
+    out += fmt::format("  {} {}: {}\n", severity_name(f.severity), f.id, f.title);
+    for (const auto& ev : f.evidence) out += fmt::format("    evidence [{}] {}\n", ev.source, ev.fact);
+    for (const auto& fx : f.fix) out += fmt::format("    fix {}\n", fx);
+  }
   return out;
 }
 
@@ -327,6 +335,104 @@ TEST(ExplainReports, CliJsonCarriesTheReportedFactsAndExitsTwoOnAnError) {
   EXPECT_EQ(t.exit_code, 0) << t.out;
   EXPECT_TRUE(contains(t.out, "collect_env (lines 12-")) << t.out;
   EXPECT_TRUE(contains(t.out, "GPU 0: NVIDIA A100-SXM4-40GB (sm_80)")) << t.out;
+}
+
+
+TEST(ExplainReports, NvidiaSmiTablesWrappedByATerminalOrATrackerReadAsTheWholeTable) {
+  // The same real table, whole and cut at 80 columns (rows broken inside "Volatile Un|corr.",
+  // the header's "CUDA UMD Version:| 13.3", every border): the same facts.
+  Explained whole = explain_file("nvidia_smi_kmd_umd_rtx3080_driver610.txt");
+  Explained cut = explain_file("nvidia_smi_wrapped80_kmd_rtx3080.txt");
+  for (const Explained* e : {&whole, &cut}) {
+    EXPECT_EQ(e->facts.driver.nvml_driver_version, "610.43.03");
+    EXPECT_EQ(e->facts.driver.nvml_cuda_driver_version, 13030);
+    ASSERT_EQ(e->facts.driver.gpus.size(), 1u);
+    const GpuInfo& g = e->facts.driver.gpus[0];
+    EXPECT_EQ(g.pci_bus_id, "00000000:01:00.0");
+    EXPECT_EQ(g.memory_total_mib, 16384u);
+    EXPECT_EQ(g.memory_used_mib, 14u);
+    EXPECT_EQ(g.compute_mode, "default");
+    EXPECT_EQ(g.persistence_mode, "off");
+  }
+  EXPECT_EQ(whole.reports.reports.at(0).facts, cut.reports.reports.at(0).facts);
+  Explained l4 = explain_file("nvidia_smi_wrapped80_l4_driver570.txt");
+  EXPECT_EQ(l4.facts.driver.nvml_driver_version, "570.133.20");
+  EXPECT_EQ(l4.facts.driver.nvml_cuda_driver_version, 12080);
+  ASSERT_EQ(l4.facts.driver.gpus.size(), 1u);
+  EXPECT_EQ(l4.facts.driver.gpus[0].name, "NVIDIA L4");
+  EXPECT_EQ(l4.facts.driver.gpus[0].ecc_uncorrected_volatile, 0);  // the "0 |" cut onto its own line
+  EXPECT_EQ(l4.facts.driver.gpus[0].memory_total_mib, 23034u);
+  EXPECT_EQ(l4.facts.driver.gpus[0].persistence_mode, "on");
+  // Soft-wrapped at 72 columns at spaces (a tracker's or mail client's wrap), borders cut too.
+  Explained soft = explain_file("nvidia_smi_wordwrap72_tesla_p4.txt");
+  Explained p4 = explain_file("nvidia_smi_no_fence_tesla_p4_driver550.txt");
+  for (const Explained* e : {&soft, &p4}) {
+    EXPECT_EQ(e->facts.driver.nvml_driver_version, "550.135");
+    EXPECT_EQ(e->facts.driver.nvml_cuda_driver_version, 12040);
+    ASSERT_EQ(e->facts.driver.gpus.size(), 1u);
+    EXPECT_EQ(e->facts.driver.gpus[0].cc_major * 10 + e->facts.driver.gpus[0].cc_minor, 61);
+    EXPECT_EQ(e->facts.driver.gpus[0].memory_used_mib, 7719u);
+    EXPECT_EQ(e->facts.driver.gpus[0].compute_mode, "default");
+  }
+  // A 325.15 table: no CUDA Version, "14MB / 6143MB", three GPUs between borders.
+  Explained old = explain_file("nvidia_smi_325_mb_units_titan.txt");
+  EXPECT_EQ(old.facts.driver.nvml_driver_version, "325.15");
+  EXPECT_EQ(old.facts.driver.nvml_cuda_driver_version, 0);
+  ASSERT_EQ(old.facts.driver.gpus.size(), 3u);
+  EXPECT_EQ(old.facts.driver.gpus[2].pci_bus_id, "0000:84:00.0");
+  EXPECT_EQ(old.facts.driver.gpus[2].memory_total_mib, 6143u);
+  // The first border pasted without its '+'.
+  Explained cutb = explain_file("nvidia_smi_cut_border_rtx4090d.txt");
+  ASSERT_EQ(cutb.facts.driver.gpus.size(), 1u);
+  EXPECT_EQ(cutb.facts.driver.gpus[0].memory_total_mib, 24564u);
+  // A row that never ends is not a table: bounded, no GPU invented.
+  std::string runaway = "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |\n|   0  Tesla";
+  for (int i = 0; i < 5000; ++i) runaway += "\nx";
+  EXPECT_TRUE(explain(runaway).facts.driver.gpus.empty());
+}
+
+// Every fact a report gave is shown with the place it was read from: no evidence line of any
+// fixture's findings names a live-machine query (NVML, cuDriverGetVersion, the loader
+// emulation) or this machine's files for a reported fact.
+TEST(ExplainReports, EveryReportedFactNamesTheReportAndLineItCameFrom) {
+  const std::map<std::string, std::string> any = {{"driver.version", "S"}, {"driver.cuda", "S"}, {"gpu.0", "S"}, {"lib.libx.so", "S"}};
+  std::ifstream in(kDir / "SOURCES.tsv");
+  std::string line;
+  size_t checked = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::string name = split(line, '\t', true)[0];
+    Explained e = explain_file(name);
+    for (const auto& f : e.findings)
+      for (const auto& ev : f.evidence) {
+        ++checked;
+        EXPECT_TRUE(report_source_label(ev.source, ev.fact, f.subject, any).empty())
+            << name << ": " << f.id << ": " << ev.fact << " [" << ev.source << "]";
+        EXPECT_NE(ev.source, "pasted report") << name << ": " << ev.fact;
+        EXPECT_FALSE(ev.source.ends_with("torch/version.py")) << name << ": " << ev.fact << " [" << ev.source << "]";
+      }
+  }
+  EXPECT_GE(checked, 30u);
+  // The V100 report: the driver's CUDA from nvidia-smi's header line, torch's CUDA from
+  // collect_env's "CUDA used to build PyTorch" line.
+  Explained v100 = explain_file("collect_env_v100_driver418_nvidia_smi.txt");
+  ASSERT_FALSE(v100.findings.empty());
+  const Finding& f = v100.findings[0];
+  ASSERT_EQ(f.id, "driver.too_old");
+  std::string sources;
+  for (const auto& ev : f.evidence) sources += ev.source + "\n";
+  EXPECT_TRUE(contains(sources, "nvidia-smi line 37\n")) << sources;  // the header row: the driver's CUDA
+  EXPECT_TRUE(contains(sources, "collect_env line ")) << sources;
+  // And its fix names a package that exists: no open kernel modules before R515, none for sm_70.
+  std::string fix = join(f.fix, "\n");
+  EXPECT_TRUE(contains(fix, "sudo apt install nvidia-driver-440 && sudo reboot")) << fix;
+  EXPECT_FALSE(contains(fix, "nvidia-driver-440-open")) << fix;
+  // A GPU's facts from nvidia-smi -q: the report and line of the GPU's remapped-rows record.
+  Explained q = explain_file("nvidia_smi_q_a100_remap_pending.txt");
+  ASSERT_FALSE(q.findings.empty());
+  bool remap = false;
+  for (const auto& ev : q.findings[0].evidence) remap |= ev.source.starts_with("nvidia-smi -q line ");
+  EXPECT_TRUE(remap) << q.findings[0].evidence.size();
 }
 
 }  // namespace
