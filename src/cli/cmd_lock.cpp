@@ -60,7 +60,7 @@ int run_lock(const GlobalOptions& g, const std::string& format) {
 // plan --from FILE (cmd_plan.cpp): the lock read here, this machine probed like `lock` does.
 int run_plan_from_lock(const GlobalOptions& g, const std::string& path) {
   const Kb& kb = Kb::get();
-  LockDoc lock = lock_from_text(read_facts_text(path), path);
+  LockDoc lock = lock_from_text(read_facts_text(path, "plan --from"), path);
   Facts facts = load_or_probe(g, probe_for_lock);
   Model model = derive(facts, kb);
   LockDiff diff = diff_lock(lock, model, kb);

@@ -65,12 +65,12 @@ ProbeOptions probe_options(const GlobalOptions& g) {
 // most kMaxFactsBytes (a JSON document takes ~10x its size in memory once parsed). The
 // file is opened non-blocking and checked with fstat before any read, so a FIFO or a
 // device (/dev/zero) is refused instead of hanging or filling memory.
-std::string read_facts_text(const std::string& path) {
-  const std::string name = path == "-" ? "--facts - (stdin)" : "--facts " + path;
+std::string read_facts_text(const std::string& path, std::string_view option) {
+  const std::string name = path == "-" ? fmt::format("{} - (stdin)", option) : fmt::format("{} {}", option, path);
   int fd = STDIN_FILENO;
   if (path != "-") {
     fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) throw InputError(fmt::format("cannot read facts file {}: {}", path, std::strerror(errno)));
+    if (fd < 0) throw InputError(fmt::format("{}: cannot read: {}", name, std::strerror(errno)));
   }
   struct stat st {};
   bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -80,7 +80,7 @@ std::string read_facts_text(const std::string& path) {
   };
   if (fd != STDIN_FILENO && !regular) fail("not a regular file");
   if (regular && static_cast<uint64_t>(st.st_size) > kMaxFactsBytes)
-    fail(fmt::format("{} bytes is above the {} MiB limit for a facts file", st.st_size, kMaxFactsBytes >> 20));
+    fail(fmt::format("{} bytes is above the {} MiB limit for an input file", st.st_size, kMaxFactsBytes >> 20));
   std::string text;
   char buf[1 << 16];
   for (;;) {
@@ -89,7 +89,7 @@ std::string read_facts_text(const std::string& path) {
     if (n < 0) fail(std::string("cannot read: ") + std::strerror(errno));
     if (n == 0) break;
     if (text.size() + static_cast<size_t>(n) > kMaxFactsBytes)
-      fail(fmt::format("more than the {} MiB limit for a facts file", kMaxFactsBytes >> 20));
+      fail(fmt::format("more than the {} MiB limit for an input file", kMaxFactsBytes >> 20));
     text.append(buf, static_cast<size_t>(n));
   }
   if (fd != STDIN_FILENO) close(fd);

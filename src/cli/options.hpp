@@ -37,9 +37,9 @@ inline constexpr double kMaxTimeoutSeconds = 86400;      // --timeout, --step-ti
 CLI::Validator seconds_validator();
 // Seconds → a timeout that cannot overflow a clock: clamped to kMaxTimeoutSeconds.
 std::chrono::milliseconds timeout_ms(double seconds);
-// The text of --facts FILE or - (stdin): a regular file or stdin, at most kMaxFactsBytes,
+// The text of --facts FILE or - (stdin) (or another OPTION's file): a regular file or stdin, at most kMaxFactsBytes,
 // else an InputError (one line, exit 3).
-std::string read_facts_text(const std::string& path);
+std::string read_facts_text(const std::string& path, std::string_view option = "--facts");
 
 ProbeOptions probe_options(const GlobalOptions& g);
 // Facts from --facts, or probed live. `probe` fills them when live.

@@ -46,9 +46,10 @@ std::string render_plan_text(const Plan& p, const ReportOptions& opts) {
                                 rq.host_arch, rq.python.empty() ? "" : " · Python " + rq.python);
   int n = 0;
   for (const auto& s : p.steps) {
-    out += fmt::format("  {} {}  {:<7} {}\n", mark(s.status, st), ++n, s.id, shown(s.title));
-    for (const auto& d : s.details) out += fmt::format("              {}\n", shown(d));
-    for (const auto& c : s.commands) out += fmt::format("      {} {}\n", c.starts_with("#") ? " " : st.paint("$", Color::bold), shown(c));
+    // The title names its subject ("driver 580…", "torch 2.11…"): the step id is for --json and -v.
+    out += fmt::format("  {} {}  {}\n", mark(s.status, st), ++n, shown(s.title));
+    for (const auto& d : s.details) out += fmt::format("       {}\n", shown(d));
+    for (const auto& c : s.commands) out += fmt::format("       {} {}\n", c.starts_with("#") ? " " : st.paint("$", Color::bold), shown(c));
   }
   if (!p.skipped.empty() && p.torch.found) {
     size_t limit = opts.verbose ? p.skipped.size() : std::min<size_t>(3, p.skipped.size());

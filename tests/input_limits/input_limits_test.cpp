@@ -132,7 +132,7 @@ TEST(InputLimits, FactsFileAboveTheLimitIsRefusedBeforeReading) {
   ASSERT_EQ(truncate(big.c_str(), (64ll << 20) + 1), 0);  // sparse: costs no disk
   ShRun r = sh("$LIMIT; \"$DOCTOR\" check --facts \"$F\"", {{"F", big}});
   EXPECT_EQ(r.code, 3);
-  EXPECT_EQ(r.err, "cuda-doctor: --facts " + big + ": 67108865 bytes is above the 64 MiB limit for a facts file\n");
+  EXPECT_EQ(r.err, "cuda-doctor: --facts " + big + ": 67108865 bytes is above the 64 MiB limit for an input file\n");
   std::remove(big.c_str());
   rmdir(dir.c_str());
 }
@@ -140,7 +140,7 @@ TEST(InputLimits, FactsFileAboveTheLimitIsRefusedBeforeReading) {
 TEST(InputLimits, FactsFromStdinStopAtTheLimit) {
   ShRun r = sh("$LIMIT; head -c 80000000 /dev/zero | \"$DOCTOR\" check --facts -");
   EXPECT_EQ(r.code, 3);
-  EXPECT_EQ(r.err, "cuda-doctor: --facts - (stdin): more than the 64 MiB limit for a facts file\n");
+  EXPECT_EQ(r.err, "cuda-doctor: --facts - (stdin): more than the 64 MiB limit for an input file\n");
   ShRun ok = sh("$LIMIT; \"$DOCTOR\" check --facts - --json < \"$F\"", {{"F", std::string(CD_FIXTURES) + "/h200/facts.json"}});
   EXPECT_TRUE(ok.code == 0 || ok.code == 2) << ok.err;
   EXPECT_FALSE(nlohmann::json::parse(ok.out, nullptr, false).is_discarded());
