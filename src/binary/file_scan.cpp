@@ -340,16 +340,30 @@ FileScan scan_bytes(Bytes bytes, std::string_view name, bool kernels, RunBudget*
   return scan(bytes, name, kernels, -1, budget);
 }
 
-FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget) {
-  MappedFile file(path);
+namespace {
+
+FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kernels, RunBudget* budget) {
   if (!file.ok()) {
     FileScan out;
-    out.error = fmt::format("{}: {}", path, file.error());
+    out.error = fmt::format("{}: {}", shown, file.error());
     return out;
   }
   // Headers are scattered: each fault reads its page, not the device's read-around window.
   advise(file.bytes(), MADV_RANDOM);
-  return scan(file.bytes(), path, kernels, file.fd(), budget);
+  return scan(file.bytes(), shown, kernels, file.fd(), budget);
+}
+
+}  // namespace
+
+FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget) {
+  MappedFile file(path);
+  return scan_mapped(file, path, kernels, budget);
+}
+
+FileScan scan_path(const Root& root, std::string_view path, const std::string& shown, bool kernels,
+                   RunBudget* budget) {
+  MappedFile file(root, path);
+  return scan_mapped(file, shown, kernels, budget);
 }
 
 }  // namespace cd::bin

@@ -12,6 +12,7 @@
 #include "binary/budget.hpp"
 #include "binary/bytes.hpp"
 #include "binary/fatbin.hpp"
+#include "util/root.hpp"
 
 namespace cd::bin {
 
@@ -39,5 +40,9 @@ FileScan scan_bytes(Bytes bytes, std::string_view name, bool kernels, RunBudget*
 // Opens `path` (regular files only, never blocking: util/regular_file), maps it
 // read-only and scans it; libelf reads the same descriptor in its read-only mode.
 FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget = nullptr);
+// The same for the in-root `path` under `root`, opened through the root's descriptor, so a
+// link swapped into the path after the walk cannot lead out of the root. Notes name `shown`.
+FileScan scan_path(const Root& root, std::string_view path, const std::string& shown, bool kernels,
+                   RunBudget* budget = nullptr);
 
 }  // namespace cd::bin

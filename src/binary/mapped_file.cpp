@@ -7,7 +7,11 @@
 
 namespace cd::bin {
 
-MappedFile::MappedFile(const std::string& path) : file_(path) {
+MappedFile::MappedFile(const std::string& path) : file_(path) { map(); }
+
+MappedFile::MappedFile(const Root& root, std::string_view path) : file_(root, path) { map(); }
+
+void MappedFile::map() {
   if (!file_.ok()) {
     error_ = file_.error();
     return;

@@ -5,6 +5,7 @@
 // the mapping is PROT_READ: nothing can write through it, and a 100 GB sparse file
 // or a big library costs no commit charge (vm.overcommit_memory=2 hosts).
 #include <string>
+#include <string_view>
 
 #include "binary/bytes.hpp"
 #include "util/regular_file.hpp"
@@ -16,6 +17,8 @@ class MappedFile {
   // Maps `path`; on failure ok() is false and error() says why ("Permission denied",
   // "not a regular file (a FIFO)").
   explicit MappedFile(const std::string& path);
+  // Maps the in-root `path`, opened through the root's descriptor (RegularFile(root, path)).
+  MappedFile(const Root& root, std::string_view path);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -31,6 +34,8 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   std::string error_;
+
+  void map();
 };
 
 }  // namespace cd::bin

@@ -145,8 +145,10 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   bin::RunBudget budget(opts.limits);  // shared by the threads
   parallel_for(order.size(), opts.threads, [&](size_t k) {
     size_t i = order[k];
-    // open_path has no link below --root's prefix, so the kernel cannot follow one out of it.
-    results[i] = scan_binary(walked.files[i].open_path, opts.kernels, &budget);
+    // Opened through the root's descriptor: open_path had no link below --root's prefix when
+    // walked, and one swapped in since is resolved inside the root, never followed out of it.
+    const std::string& host = walked.files[i].open_path;
+    results[i] = summarize(host, bin::scan_path(opts.root, opts.root.inner_path(host), host, opts.kernels, &budget));
     results[i].path = walked.files[i].path;
     if (opts.progress) {
       std::lock_guard lock(progress_mutex);

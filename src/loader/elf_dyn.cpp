@@ -143,15 +143,26 @@ struct ElfHandle {
 
 }  // namespace
 
-ElfDyn read_elf_dyn(const std::string& host_path) {
+namespace {
+
+ElfDyn read_elf_file(const RegularFile& file, const std::string& name) {
   init_libelf();
-  RegularFile file(host_path);  // never blocks on a FIFO; only regular files
-  if (!file.ok()) bad(host_path, file.error());
+  if (!file.ok()) bad(name, file.error());
   ElfHandle h;
   // ELF_C_READ reads the headers and the dynamic strings with pread: a mapping would make the
   // first page fault read a whole readahead window (megabytes per library on a cold cache).
   h.e = elf_begin(file.fd(), ELF_C_READ, nullptr);
-  return read_elf(h.e, host_path);
+  return read_elf(h.e, name);
+}
+
+}  // namespace
+
+ElfDyn read_elf_dyn(const std::string& host_path) {
+  return read_elf_file(RegularFile(host_path), host_path);  // never blocks on a FIFO; only regular files
+}
+
+ElfDyn read_elf_dyn(const Root& root, const std::string& path) {
+  return read_elf_file(RegularFile(root, path), root.host_path(path));
 }
 
 ElfDyn read_elf_dyn_memory(std::string_view bytes, const std::string& name) {

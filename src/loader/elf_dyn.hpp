@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/root.hpp"
+
 namespace cd {
 
 struct ElfDyn {
@@ -33,6 +35,9 @@ struct ElfDyn {
 // Reads a file on the host filesystem. Throws InputError with a one-line reason
 // ("<path>: not an ELF file", "...: dynamic segment outside the file").
 ElfDyn read_elf_dyn(const std::string& host_path);
+// The in-root `path` under `root`, opened through the root's descriptor (no link followed out
+// of it, also one swapped in after the path was resolved); errors name the host path.
+ElfDyn read_elf_dyn(const Root& root, const std::string& path);
 // The same for bytes in memory (tests, fuzzing).
 ElfDyn read_elf_dyn_memory(std::string_view bytes, const std::string& name = "<memory>");
 

@@ -127,7 +127,7 @@ const ElfDyn* LoaderSystem::elf(const std::string& path, std::string* error) {
   if (it == elves_.end()) {
     ElfEntry entry;
     try {
-      entry.dyn = std::make_unique<ElfDyn>(read_elf_dyn(root_.host_path(real)));
+      entry.dyn = std::make_unique<ElfDyn>(read_elf_dyn(root_, real));
     } catch (const InputError& e) {
       entry.error = root_.is_host() ? e.what() : without_prefix(e.what());
     }

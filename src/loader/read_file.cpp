@@ -13,8 +13,7 @@
 namespace cd {
 
 std::optional<std::string> read_file_sized(const Root& root, const std::string& path, size_t max_bytes) {
-  std::string host = root.host_path(root.is_host() ? path : root.resolve(path).value_or(path));
-  RegularFile file(host);
+  RegularFile file(root, path);  // through the root's descriptor: no link followed out of it
   if (!file.ok()) return std::nullopt;
   std::string data(std::min<uint64_t>(file.size(), max_bytes), '\0');
   size_t got = 0;

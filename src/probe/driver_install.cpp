@@ -130,7 +130,7 @@ void secure_boot(DriverInstallFacts& d, const Root& root) {
 
 // The last bytes of a module file, inflated when it is zstd-compressed ("" when unknown).
 std::string module_tail(const Root& root, const std::string& path, size_t n) {
-  RegularFile f(root.host_path(path));
+  RegularFile f(root, path);
   if (!f.ok() || f.size() < n) return {};
   if (!path.ends_with(".zst")) {
     std::string tail(n, '\0');

@@ -20,7 +20,14 @@ const char* file_type_name(mode_t mode) {
 }
 
 RegularFile::RegularFile(const std::string& host_path) {
-  int fd = open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  adopt(open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+}
+
+RegularFile::RegularFile(const Root& root, std::string_view path) {
+  adopt(root.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+}
+
+void RegularFile::adopt(int fd) {
   if (fd < 0) {
     error_ = std::strerror(errno);
     return;

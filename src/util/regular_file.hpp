@@ -8,6 +8,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+
+#include "util/root.hpp"
 
 namespace cd {
 
@@ -16,6 +19,10 @@ class RegularFile {
   // Opens `host_path`; on failure ok() is false and error() says why:
   // "Permission denied", "not a regular file (a FIFO)".
   explicit RegularFile(const std::string& host_path);
+  // Opens the in-root `path` through the root's descriptor (Root::open): under --root no
+  // link is followed out of the root, also one swapped in after the path was resolved or
+  // walked (the time-of-check/time-of-use window of opening a resolved host path by name).
+  RegularFile(const Root& root, std::string_view path);
   ~RegularFile();
   RegularFile(const RegularFile&) = delete;
   RegularFile& operator=(const RegularFile&) = delete;
@@ -26,6 +33,8 @@ class RegularFile {
   const std::string& error() const { return error_; }
 
  private:
+  void adopt(int fd);  // checks the type on the descriptor; keeps it only for a regular file
+
   int fd_ = -1;
   uint64_t size_ = 0;
   std::string error_;

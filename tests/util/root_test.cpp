@@ -3,6 +3,8 @@
 // next to a "host side" directory that a link might try to reach.
 #include "util/root.hpp"
 
+#include "util/regular_file.hpp"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -136,6 +138,30 @@ TEST_F(RootTest, HostPathHasNoLinkForTheKernelToFollow) {
   EXPECT_NE(p.find(root_dir() + "/"), std::string::npos);
   struct stat st;
   EXPECT_NE(stat(p.c_str(), &st), 0) << p << " reaches the host side";
+}
+
+// The time-of-check/time-of-use window: a path resolved (or walked) while it had no link, then a
+// directory in it swapped for a link to the host before the file is opened. Opening the
+// resolved host path by name follows the new link out of the root; opening through the root's
+// descriptor resolves it inside the root (what the scanner and the loader do).
+TEST_F(RootTest, FileOpenedThroughTheRootFollowsNoLinkSwappedInAfterTheWalk) {
+  write("root/lib/libx.so", "INSIDE");
+  write("host_side/libx.so", "HOST");
+  Root r(root_dir());
+  std::string walked = r.host_path("/lib/libx.so");
+  ASSERT_EQ(walked, root_dir() + "/lib/libx.so");
+  fs::rename(base_ / "root/lib", base_ / "root/lib.old");
+  link(host_side(), "root/lib");  // the swap: an absolute link to the host side
+
+  auto text = [](const RegularFile& f) {
+    std::string s(f.size(), '\0');
+    return f.ok() && pread(f.fd(), s.data(), s.size(), 0) == static_cast<ssize_t>(s.size()) ? s : std::string("(none)");
+  };
+  EXPECT_EQ(text(RegularFile(walked)), "HOST") << "the window this test is about is not there";
+  RegularFile through_root(r, r.inner_path(walked));
+  EXPECT_FALSE(through_root.ok()) << "read " << text(through_root) << " outside the root";
+  EXPECT_EQ(r.read("/lib/libx.so"), std::nullopt);
+  EXPECT_EQ(text(RegularFile(r, "/lib.old/libx.so")), "INSIDE");
 }
 
 TEST_F(RootTest, FifoIsNotRead) {
