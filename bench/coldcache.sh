@@ -54,7 +54,7 @@ timed() {
   for _ in $(seq "$runs"); do
     if [ "$mode" = cold ]; then cold; else "$@" >/dev/null 2>&1; fi
     local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
-    ts+=("$(echo "$t1 - $t0" | bc)")
+    ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')")  # no bc on the device
   done
   printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END {printf "median %.3f s (min %.3f, max %.3f, n=%d)", a[int((NR+1)/2)], a[1], a[NR], NR}'
 }

@@ -18,7 +18,7 @@ run() {  # name, args…
   "$doctor" plan "$@" >/dev/null 2>&1; rc=$?
   for i in $(seq "$n"); do
     local t0 t1; t0=$(now); "$doctor" plan "$@" >/dev/null 2>&1; t1=$(now)
-    t+=("$(echo "($t1 - $t0) * 1000" | bc -l | cut -c1-6)")
+    t+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", (b - a) * 1000}')")  # no bc on the device
   done
   echo "$name (exit $rc) ms: ${t[*]}"
   echo "$name median $(printf '%s\n' "${t[@]}" | median) ms"

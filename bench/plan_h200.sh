@@ -23,7 +23,7 @@ start=$(date +%s)
   echo "# plan -v"; timeout 60 "$doctor" plan -v; echo "exit $?"
   echo "# plan --json"; timeout 60 "$doctor" plan --json; echo "exit $?"; } >"$out/plan.txt" 2>&1
 check "plan: the running torch is already right" "grep -q 'torch 2.11.0+cu130 in .* is already right' '$out/plan.txt'"
-check "plan: the driver is kept" "grep -q '✓ 1  driver  580.159.04' '$out/plan.txt'"
+check "plan: the driver is kept" "grep -Eq '✓ 1  (driver  )?driver 580.159.04' '$out/plan.txt'"
 timeout 60 "$doctor" snapshot >"$out/facts.json" 2>>"$out/plan.txt"
 
 if "$doctor" plan --help 2>/dev/null | grep -q -- '--for.*build'; then
@@ -32,6 +32,9 @@ if "$doctor" plan --help 2>/dev/null | grep -q -- '--for.*build'; then
   check "build: CUDA 13.0 toolkit" "grep -q 'cuda-13.0' '$out/plan_build.txt'"
   check "build: TORCH_CUDA_ARCH_LIST=\"9.0\"" "grep -q 'TORCH_CUDA_ARCH_LIST=\"9.0\"' '$out/plan_build.txt'"
   check "build: MAX_JOBS" "grep -q 'MAX_JOBS=' '$out/plan_build.txt'"
+  # The H200 has CUDA 13.0 at /usr/local/cuda-13.0 already: the toolkit step is kept, with the runfile
+  # for replaying the build elsewhere.
+  check "build: the installed CUDA 13.0 toolkit is kept" "grep -q 'CUDA 13.0 toolkit at /usr/local/cuda-13.0 matches' '$out/plan_build.txt'"
   check "build: runfile --toolkit --silent" "grep -q -- '--toolkit --silent --toolkitpath=/usr/local/cuda-13.0' '$out/plan_build.txt'"
 else
   echo "SKIP plan --for build: not in this binary" >>"$sum"

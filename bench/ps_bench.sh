@@ -12,10 +12,10 @@ have_smi=0; command -v nvidia-smi >/dev/null && have_smi=1
 "$doctor" ps >/dev/null 2>&1; rc=$?  # warm the page cache; keep its exit status
 for i in $(seq "$n"); do
   t0=$(now); "$doctor" ps >/dev/null 2>&1; t1=$(now)
-  ps_t+=("$(echo "$t1 - $t0" | bc -l)")
+  ps_t+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')")
   if [ $have_smi = 1 ]; then
     t0=$(now); nvidia-smi --query-compute-apps=pid,used_memory --format=csv >/dev/null 2>&1; t1=$(now)
-    smi_t+=("$(echo "$t1 - $t0" | bc -l)")
+    smi_t+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')")
   fi
 done
 echo "cuda-doctor ps (exit $rc): ${ps_t[*]}"
@@ -24,7 +24,7 @@ echo "ps median ${pm} s"
 if [ $have_smi = 1 ]; then
   echo "nvidia-smi --query-compute-apps: ${smi_t[*]}"
   sm=$(printf '%s\n' "${smi_t[@]}" | median)
-  echo "nvidia-smi median ${sm} s; ratio $(echo "$sm / $pm" | bc -l | cut -c1-5)x"
+  echo "nvidia-smi median ${sm} s; ratio $(awk -v a="$sm" -v b="$pm" 'BEGIN {printf "%.2f", a / b}')x"
 else
   echo "nvidia-smi: not installed here"
 fi

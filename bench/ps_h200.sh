@@ -48,7 +48,7 @@ check "ps names the stopped holder" "grep -q 'memory.held_by_stopped_process' '$
 check "check --json names it" "grep -q '\"subject\": \"pid $holder\"' '$out/check_stopped.json' && grep -q held_by_stopped_process '$out/check_stopped.json'"
 # One ps timing while a process holds memory (the process list and the /proc reads cost something).
 t0=$(date +%s.%N); "$doctor" ps >/dev/null 2>&1; t1=$(date +%s.%N)
-echo "ps with one stopped holder: $(echo "$t1 - $t0" | bc -l) s" >>"$sum"
+echo "ps with one stopped holder: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') s" >>"$sum"
 kill -CONT "$holder"; kill "$holder"; wait "$holder" 2>/dev/null
 echo "total $(( $(date +%s) - start )) s" >>"$sum"
 cat "$sum"

@@ -103,20 +103,31 @@ ToolkitResult toolkit_step(Plan& p, const Kb& kb, const BuildTorch& bt) {
   auto support = toolkit_support(kb, cuda);
   if (support) s.sources.push_back(support->source);
   int max_gcc = have && have->host_gcc_max ? have->host_gcc_max : support ? support->max_gcc : 0;
+  // The runfile installs the toolkit alone, never the driver: wget + sh, or "" when none is recorded.
+  auto runfile_commands = [&]() -> std::vector<std::string> {
+    auto rf = runfile_release(drivers_kb(kb), cuda);
+    if (!rf) return {};
+    std::string url = fill(pk.runfile_url, {{"version", rf->version}, {"driver", rf->driver},
+                                            {"suffix", rq.host_arch == "aarch64" ? "_sbsa" : ""}});
+    std::string file = url.substr(url.rfind('/') + 1);
+    return {"wget " + url, fmt::format("sudo sh {} {}", file, fill(pk.runfile_flags, {{"mm", mm}}))};
+  };
   if (have) {
     s.status = "ok";
     s.title = fmt::format("CUDA {} toolkit at {} matches torch's CUDA {}", have->version, have->root, mm);
     r.home = have->root;
+    // A build plan is often replayed elsewhere (a Dockerfile, a fresh box): the same toolkit's runfile.
+    if (rq.os != "windows")
+      if (auto cmds = runfile_commands(); !cmds.empty()) {
+        s.details.push_back(fmt::format("elsewhere (a Dockerfile, another machine): the CUDA {} runfile, toolkit only", mm));
+        s.commands = std::move(cmds);
+      }
   } else if (rq.os == "windows") {
     s.title = fmt::format("install the CUDA {} toolkit (Windows installer from https://developer.nvidia.com/cuda-downloads)", mm);
   } else {
     s.title = fmt::format("install the CUDA {} toolkit (torch.version.cuda {}): the toolkit alone, never the driver", mm, mm);
-    if (auto rf = runfile_release(drivers_kb(kb), cuda)) {
-      std::string url = fill(pk.runfile_url, {{"version", rf->version}, {"driver", rf->driver},
-                                              {"suffix", rq.host_arch == "aarch64" ? "_sbsa" : ""}});
-      std::string file = url.substr(url.rfind('/') + 1);
-      s.commands.push_back("wget " + url);
-      s.commands.push_back(fmt::format("sudo sh {} {}", file, fill(pk.runfile_flags, {{"mm", mm}})));
+    if (auto cmds = runfile_commands(); !cmds.empty()) {
+      s.commands = std::move(cmds);
     } else {
       s.details.push_back(fmt::format("no runfile of CUDA {} is recorded (data/cuda_drivers.toml)", mm));
     }

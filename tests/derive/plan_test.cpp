@@ -321,7 +321,11 @@ TEST(PlanBuild, AnInstalledMatchingToolkitIsUsedAndTheInstalledTorchDecides) {
   ASSERT_GE(p.steps.size(), 4u);
   EXPECT_EQ(p.steps[2].id, "toolkit");
   EXPECT_EQ(p.steps[2].status, "ok") << p.steps[2].title;
-  EXPECT_TRUE(p.steps[2].commands.empty());
+  // Nothing to install here; the runfile is for replaying the build elsewhere, toolkit only.
+  ASSERT_EQ(p.steps[2].commands.size(), 2u);
+  EXPECT_NE(p.steps[2].commands[1].find("--toolkit --silent --toolkitpath=/usr/local/cuda-13.0"), std::string::npos);
+  EXPECT_EQ(p.steps[2].commands[1].find("--driver"), std::string::npos);
+  EXPECT_NE(p.steps[2].details.front().find("elsewhere"), std::string::npos);
   EXPECT_EQ(p.steps[3].commands[0], "export CUDA_HOME=/usr/local/cuda-13.0");
   EXPECT_NE(p.steps[3].details.back().find("CPUs and memory unknown"), std::string::npos);
   EXPECT_EQ(p.max_jobs, 0);
