@@ -1,7 +1,8 @@
 #!/bin/bash
 # On the H200 (torch 2.11+cu130): `cuda-doctor libs --python` and `libs --pid` against
 # /proc/PID/maps of a python that imported torch and ran a convolution — plainly, and with
-# LD_LIBRARY_PATH putting the system cuDNN/NCCL directory first (issue 15 "Done when").
+# LD_LIBRARY_PATH putting the system cuDNN/NCCL directory first (issue 15 "Done when"); and
+# bench/libs_speed.sh: `libs libtorch_cuda.so` wall time against the 30 ms target (speed.txt).
 #   bench/libs_h200.sh path/to/cuda-doctor      (writes under $OUT, default ./libs_h200_out)
 set -u
 CD=${1:?usage: libs_h200.sh CUDA_DOCTOR}
@@ -71,6 +72,9 @@ for what in ("libs-python", "libs-pid"):
 PYEOF
 }
 
+# Speed (issue 15 "Fast"): `libs libtorch_cuda.so` with the wheels' libraries ≤ 30 ms, with ldd beside it.
+PY="$PY" RUNS=20 bash "$(dirname "$0")/libs_speed.sh" "$CD" > "$OUT/speed.txt" 2>&1
+
 run_mode plain ""
 run_mode ldlp "$SYS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-cat "$OUT/machine.txt" "$OUT"/plain.python.txt "$OUT"/plain.compare.txt "$OUT"/ldlp.python.txt "$OUT"/ldlp.compare.txt
+cat "$OUT/machine.txt" "$OUT/speed.txt" "$OUT"/plain.python.txt "$OUT"/plain.compare.txt "$OUT"/ldlp.python.txt "$OUT"/ldlp.compare.txt

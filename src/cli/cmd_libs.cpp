@@ -38,6 +38,10 @@ ProbeOptions what_if(const GlobalOptions& g, const LibsOptions& o) {
 int run_libs(const GlobalOptions& g, const LibsOptions& o) {
   if (o.files.empty() && !o.pid && !o.want_python) throw UsageError("libs: name FILE…, --python [PY] or --pid PID");
   ProbeOptions p = what_if(g, o);
+  // FILE… and --pid are answered from the loader emulation and the copies on the machine;
+  // --python also needs each environment's packages and what each framework resolves, which
+  // the machine-wide libs.* findings (libs_rules, shared with check) rest on.
+  p.python_packages = p.libs_consumers = o.want_python;
   Facts facts = probe_libs_machine(p);
   std::vector<ProcessLibs> procs;
   for (const auto& f : o.files) procs.push_back(probe_libs_file(facts, p, f));
@@ -45,11 +49,13 @@ int run_libs(const GlobalOptions& g, const LibsOptions& o) {
   if (o.pid) procs.push_back(probe_libs_pid(facts, p, o.pid));
   for (const auto& pr : procs)
     if (!pr.error.empty() && procs.size() == 1) throw InputError(pr.error);
-  const Kb& kb = Kb::get();
-  Model model = derive(facts, kb);
   std::vector<ProcessView> views;
   for (const auto& pr : procs) views.push_back(derive_libs_view(pr, facts));
-  Findings findings = libs_rules(model, kb);
+  Findings findings;
+  if (o.want_python) {
+    const Kb& kb = Kb::get();
+    findings = libs_rules(derive(facts, kb), kb);
+  }
   for (const auto& v : views)
     for (auto& f : libs_process_rules(v)) findings.push_back(std::move(f));
   findings = without_ignored(std::move(findings), g.ignore);

@@ -24,6 +24,11 @@ std::string why_lost(const LibraryCopy& c, const LoadedLibrary& w, const Process
   std::string dir = path_dirname(c.path);
   for (const auto& t : w.tried)
     if (t.rfind(c.path, 0) == 0 && t.size() > c.path.size()) return "passed over: " + t.substr(c.path.size() + 2);
+  if (!w.shadowed.empty()) {
+    std::string sdir = path_normalize(path_dirname(w.shadowed));
+    if (sdir == path_normalize(dir) || contains(c.also_at, sdir))
+      return fmt::format("{} finds it, but LD_LIBRARY_PATH comes first", w.shadowed_via);
+  }
   if (w.via == "already loaded" || w.via == "path")
     return fmt::format("{} was loaded first ({}); the first copy of a soname wins process-wide", w.realpath, w.via == "path" ? "by path" : "earlier request");
   if (contains(p.ld_library_path, dir))
@@ -43,7 +48,9 @@ ProcessView derive_libs_view(const ProcessLibs& p, const Facts& facts) {
   std::set<std::string> sonames;
   std::map<std::string, std::vector<const LoadedLibrary*>> by_family;
   for (const auto& l : src) {
-    if (l.family.empty()) {
+    // A stub libcuda is not a CUDA-family library, but it is what this process gets instead of
+    // the driver's: listed with them (driver.stub_library says why it matters).
+    if (l.family.empty() && !(l.stub && !l.path.empty() && !l.unloaded && l.via != "already loaded")) {
       if (l.path.empty() && l.depth == 1) v.failed.push_back(&l);
       continue;
     }
@@ -53,6 +60,10 @@ ProcessView derive_libs_view(const ProcessLibs& p, const Facts& facts) {
     }
     if (l.unloaded) continue;
     std::string key = l.soname.empty() ? path_basename(l.realpath) : l.soname;
+    if (l.family.empty()) {
+      if (sonames.insert(key).second) v.libraries.push_back({&l, "", {}});
+      continue;
+    }
     auto& fam = by_family[l.family];
     if (std::none_of(fam.begin(), fam.end(), [&](const LoadedLibrary* x) { return x->realpath == l.realpath; })) fam.push_back(&l);
     if (!sonames.insert(key).second) continue;

@@ -45,9 +45,13 @@ struct LibraryResolution {
   // not define; filled when the two come from different directories. Non-empty = the
   // import fails with "undefined symbol: …".
   std::vector<std::string> missing_symbols;
+  // Found through LD_LIBRARY_PATH: the file the same request gets with LD_LIBRARY_PATH unset
+  // (the copy this one shadows, e.g. the wheel's that the requester's RUNPATH names) and how.
+  std::string shadowed;
+  std::string shadowed_via;
 };
 CD_JSON(LibraryResolution, consumer, env, requested_by, name, soname, path, realpath, via, detail, provided_by, tried,
-        missing_symbols)
+        missing_symbols, shadowed, shadowed_via)
 
 struct LibsFacts {
   std::vector<LibraryCopy> copies;
@@ -75,8 +79,15 @@ struct LoadedLibrary {
   bool unloaded = false;     // loaded by a dlopen that failed further down: unmapped again
   std::string family;        // CUDA library family ("cudnn"), "" for anything else
   std::string version;       // of the file: wheel RECORD, file name; "" when unknown
+  bool stub = false;         // the file lies in a stubs/ directory (a toolkit's link-time stub)
+  // Found through LD_LIBRARY_PATH: the file the same request gets with LD_LIBRARY_PATH unset
+  // (what this copy shadows: a wheel's copy its RUNPATH names, the driver's libcuda), how, its version.
+  std::string shadowed;
+  std::string shadowed_via;
+  std::string shadowed_version;
 };
-CD_JSON(LoadedLibrary, name, requested_by, depth, path, realpath, soname, via, detail, tried, unloaded, family, version)
+CD_JSON(LoadedLibrary, name, requested_by, depth, path, realpath, soname, via, detail, tried, unloaded, family, version,
+        stub, shadowed, shadowed_via, shadowed_version)
 
 struct ProcessLibs {
   std::string subject;  // "/usr/bin/app", "pid 4242 (python3)", "python /opt/torch/.venv/bin/python3"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -66,26 +67,52 @@ std::shared_ptr<Kb> from_data_env(const std::string& dir) {
 
 }  // namespace
 
+// The embedded tables, each parsed when first asked for: they are compiled in and every one
+// is parsed by tests/kb (kb_sources_test), so a parse error cannot first show up here.
+std::shared_ptr<Kb> Kb::from_embedded() {
+  auto kb = std::make_shared<Kb>();
+  kb->impl_ = std::make_shared<Impl>();
+  for (const auto& f : kb::embedded_files()) {
+    std::string name(f.name);
+    std::string key = name.ends_with(".toml") ? name.substr(0, name.size() - 5) : name;
+    kb->impl_->unparsed.emplace(key, std::make_pair(f.text, name));
+  }
+  return kb;
+}
+
 const Kb& Kb::get() {
-  static std::shared_ptr<Kb> kb = [] {
+  // Never destroyed: freeing the parsed tables at exit cost `libs FILE` 7 % of its run,
+  // and the process ends anyway.
+  static const std::shared_ptr<Kb>* kb = new std::shared_ptr<Kb>([] {
     if (const char* dir = std::getenv("CUDA_DOCTOR_DATA"); dir && *dir) return from_data_env(dir);
-    std::vector<std::pair<std::string, std::string>> files;
-    for (const auto& f : kb::embedded_files()) files.emplace_back(std::string(f.name), std::string(f.text));
-    return from_texts(files);
-  }();
-  return *kb;
+    return from_embedded();
+  }());
+  return **kb;
 }
 
 std::vector<std::string> Kb::names() const {
-  std::vector<std::string> out;
-  for (const auto& [name, _] : impl_->tables) out.push_back(name);
-  return out;
+  std::lock_guard lock(impl_->mutex);
+  std::set<std::string> out;
+  for (const auto& [name, _] : impl_->tables) out.insert(name);
+  for (const auto& [name, _] : impl_->unparsed) out.insert(name);
+  return {out.begin(), out.end()};
 }
 
 const toml::table& kb_table(const Kb& kb, const std::string& name) {
   static const toml::table empty;
-  auto it = kb.impl().tables.find(name);
-  return it == kb.impl().tables.end() ? empty : it->second;
+  const Kb::Impl& impl = kb.impl();
+  std::lock_guard lock(impl.mutex);
+  if (auto it = impl.tables.find(name); it != impl.tables.end()) return it->second;
+  auto pending = impl.unparsed.find(name);
+  if (pending == impl.unparsed.end()) return empty;
+  toml::table parsed;
+  try {
+    parsed = toml::parse(pending->second.first, pending->second.second);
+  } catch (const toml::parse_error& e) {
+    throw InputError(fmt::format("knowledge base {}:{}: {}", pending->second.second, e.source().begin.line, e.description()));
+  }
+  impl.unparsed.erase(pending);
+  return impl.tables.emplace(name, std::move(parsed)).first->second;
 }
 
 std::vector<const toml::table*> kb_rows(const Kb& kb, const std::string& file, const std::string& key) {

@@ -38,6 +38,7 @@ class Kb {
   const Impl& impl() const { return *impl_; }
 
  private:
+  static std::shared_ptr<Kb> from_embedded();  // the tables compiled in, parsed on first use
   std::shared_ptr<Impl> impl_;
   mutable std::recursive_mutex mutex_;
   mutable std::map<std::string, std::any> views_;

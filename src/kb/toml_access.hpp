@@ -1,6 +1,8 @@
 #pragma once
 // For kb/*.cpp only: raw access to the parsed TOML and small helpers to read rows.
 // (toml++ is heavy to compile; keep it out of public headers.)
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +14,11 @@
 namespace cd {
 
 struct Kb::Impl {
-  std::map<std::string, toml::table> tables;  // by file name without ".toml"
+  // By file name without ".toml". The embedded tables are parsed on first use (kb_table):
+  // a command needs a few of them and parsing all 240 KB took a third of `libs FILE`.
+  mutable std::mutex mutex;
+  mutable std::map<std::string, toml::table> tables;
+  mutable std::map<std::string, std::pair<std::string_view, std::string>> unparsed;  // key → (text, file name)
 };
 
 // The parsed file `name` (without .toml); an empty table when absent.

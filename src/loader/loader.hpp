@@ -132,12 +132,14 @@ class Process {
   // dlopen(name) called from object `caller` (-1 = the executable). Returns the
   // object index or -1; its dependencies are loaded breadth-first.
   int dlopen(const std::string& name, int caller = -1);
-  // Where a bare or path name would resolve if `loader` asked now; loads nothing.
-  Resolution search(const std::string& name, int loader) const;
+  // Where a bare or path name would resolve if `loader` asked now; loads nothing. Without
+  // `ld_library_path`, as if LD_LIBRARY_PATH were unset: what a copy found there shadows.
+  Resolution search(const std::string& name, int loader, bool ld_library_path = true) const;
   // The loaded object with this soname or request name, -1 when none.
   int find(std::string_view name) const;
 
   const std::vector<LoadedObject>& objects() const { return objects_; }
+  LoaderSystem& system() const { return sys_; }
   const std::vector<LoadRequest>& requests() const { return requests_; }
 
  private:

@@ -140,7 +140,7 @@ void probe_libs(Facts& facts, const ProbeOptions& opts) {
 
   LibsProbe p{sys, facts, places_of(facts, opts.root), {}, {}, {}, {}, {}};
   libs.copies = find_library_copies(p);
-  libs.resolutions = resolve_consumers(p, libs.copies);
+  if (opts.libs_consumers) libs.resolutions = resolve_consumers(p, libs.copies);
   facts.notes.insert(facts.notes.end(), p.notes.begin(), p.notes.end());
   libs.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -7,6 +7,7 @@
 #include "loader/cudnn.hpp"
 #include "probe/libs_internal.hpp"
 #include "probe/libs_process.hpp"
+#include "probe/python_envs.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
 
@@ -64,6 +65,18 @@ std::vector<LoadedLibrary> loads_of(const Process& proc, const std::map<std::str
     l.detail = req.how.detail;
     l.tried = req.how.tried;
     classify(l, versions);
+    l.stub = !l.path.empty() && contains(path_dirname(l.path) + "/", "/stubs/");
+    // What the same request gets with LD_LIBRARY_PATH unset: the copy this one shadows.
+    if (req.how.via == Via::ld_library_path) {
+      Resolution alt = proc.search(req.name, req.requester, false);
+      if (!alt.path.empty() && proc.system().realpath(alt.path) != l.realpath) {
+        l.shadowed = alt.path;
+        l.shadowed_via = alt.detail.empty() ? via_name(alt.via) : alt.detail;
+        std::string real = proc.system().realpath(alt.path);
+        auto it = versions.find(real);
+        l.shadowed_version = it != versions.end() ? it->second : version_from_filename(path_basename(real));
+      }
+    }
     out.push_back(std::move(l));
   }
   return out;
@@ -198,10 +211,13 @@ ProcessLibs probe_libs_pid(const Facts& facts, const ProbeOptions& opts, int pid
 namespace cd {
 
 Facts probe_libs_machine(const ProbeOptions& opts) {
+  ProbeOptions o = opts;
+  o.toolkit_compilers = false;  // no loader answer depends on gcc's version (and it is a child process)
   Facts f;
-  probe_toolkits(f, opts);
-  probe_pythons(f, opts);
-  probe_libs(f, opts);
+  auto envs = find_python_envs(o);
+  probe_toolkits(f, o, envs);
+  probe_pythons(f, o, envs);
+  probe_libs(f, o);
   return f;
 }
 

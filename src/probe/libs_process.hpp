@@ -21,6 +21,7 @@ ProcessLibs probe_libs_python(const Facts& facts, const ProbeOptions& opts, cons
 
 namespace cd {
 // What `libs` needs of the machine first: toolkits, Python environments and every copy of the
-// CUDA libraries with their versions (probe_libs), under opts.env.
+// CUDA libraries with their versions (probe_libs), under opts.env; each environment's packages
+// and the frameworks' resolutions only as opts.python_packages / opts.libs_consumers ask.
 Facts probe_libs_machine(const ProbeOptions& opts);
 }  // namespace cd

@@ -70,6 +70,14 @@ void record(LibsProbe& p, const Process& proc, const Consumer& c, std::vector<Li
       r.realpath = obj->realpath;
     }
     for (size_t i = 0; i < req.how.tried.size() && i < 12; ++i) r.tried.push_back(req.how.tried[i]);
+    // Through LD_LIBRARY_PATH: the copy it shadows (what the same request gets without it).
+    if (obj && req.how.via == Via::ld_library_path) {
+      Resolution alt = proc.search(req.name, req.requester, false);
+      if (!alt.path.empty() && p.sys.realpath(alt.path) != obj->realpath) {
+        r.shadowed = alt.path;
+        r.shadowed_via = alt.detail.empty() ? via_name(alt.via) : alt.detail;
+      }
+    }
     if (!obj && req.how.via == Via::not_found) {
       for (const auto& dir : c.preload_dirs) {
         std::string cand = path_join(dir, soname);

@@ -22,6 +22,10 @@ struct ProbeOptions {
   int verbose = 0;
   bool toolkit_details = false;             // `toolkits`: each toolkit's components and size on disk
   bool toolkit_compilers = true;            // the host compilers (runs gcc/clang); `use --off` needs none
+  // `libs FILE…` / `--pid` need only where the environments and the library copies are: not each
+  // environment's packages nor which copy each framework resolves (most of its time otherwise).
+  bool python_packages = true;              // read every site-packages' dist-info
+  bool libs_consumers = true;               // emulate each framework's import (facts.libs.resolutions)
 
   const std::string* getenv(const std::string& name) const {
     auto it = env.find(name);

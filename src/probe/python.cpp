@@ -16,7 +16,7 @@ namespace {
 
 // A METADATA that is not a regular file (a FIFO planted in a shared venv) is not read; the
 // note says so in Facts, so `check -v` and snapshots show why a package has no version pins.
-PythonEnv read_env(const Root& root, const EnvLocation& loc, std::vector<ProbeNote>& notes) {
+PythonEnv read_env(const Root& root, const EnvLocation& loc, bool packages, std::vector<ProbeNote>& notes) {
   PythonEnv env;
   env.interpreter = loc.interpreter;
   env.version = loc.version;
@@ -26,6 +26,7 @@ PythonEnv read_env(const Root& root, const EnvLocation& loc, std::vector<ProbeNo
   env.found_by = join(loc.found_by, ", ");
   env.is_default = loc.is_default;
   env.site_packages = loc.site_packages;
+  if (!packages) return env;
   std::set<std::string> seen;  // the first site dir on sys.path wins, as in Python
   for (const auto& dir : loc.site_packages) {
     std::vector<std::string> site_notes;
@@ -54,8 +55,10 @@ bool jax_with_cuda(const PythonEnv& env) {
 
 }  // namespace
 
-void probe_pythons(Facts& facts, const ProbeOptions& opts) {
-  for (const auto& loc : find_python_envs(opts)) facts.pythons.push_back(read_env(opts.root, loc, facts.notes));
+void probe_pythons(Facts& facts, const ProbeOptions& opts) { probe_pythons(facts, opts, find_python_envs(opts)); }
+
+void probe_pythons(Facts& facts, const ProbeOptions& opts, const std::vector<EnvLocation>& envs) {
+  for (const auto& loc : envs) facts.pythons.push_back(read_env(opts.root, loc, opts.python_packages, facts.notes));
   if (!opts.deep) return;
   if (!opts.root.is_host()) {
     facts.notes.push_back({"python", "--deep skipped: interpreters are not run under --root"});

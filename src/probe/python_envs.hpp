@@ -23,6 +23,11 @@ struct EnvLocation {
 
 std::vector<EnvLocation> find_python_envs(const ProbeOptions& opts);
 
+// probe_toolkits / probe_pythons with the environments found once by the caller: each finds
+// them itself otherwise, and the walk costs `libs FILE` a few milliseconds a time.
+void probe_toolkits(Facts& facts, const ProbeOptions& opts, const std::vector<EnvLocation>& envs);
+void probe_pythons(Facts& facts, const ProbeOptions& opts, const std::vector<EnvLocation>& envs);
+
 // The `envs_dirs` list of a condarc (YAML block list or [flow, list]); the rest of
 // the file is not conda's business here, so this is not a YAML parser.
 std::vector<std::string> condarc_envs_dirs(std::string_view text);

@@ -102,7 +102,9 @@ Toolkit* owner(std::vector<Toolkit>& toolkits, const std::string& path) {
 
 }  // namespace
 
-void probe_toolkits(Facts& facts, const ProbeOptions& opts) {
+void probe_toolkits(Facts& facts, const ProbeOptions& opts) { probe_toolkits(facts, opts, find_python_envs(opts)); }
+
+void probe_toolkits(Facts& facts, const ProbeOptions& opts, const std::vector<EnvLocation>& envs) {
   const Root& root = opts.root;
   Collector c{opts, root, {}};
   ToolkitFacts& out = facts.toolkit;
@@ -134,7 +136,7 @@ void probe_toolkits(Facts& facts, const ProbeOptions& opts) {
   }
 
   // Toolkits inside Python environments (conda packages, pip wheels).
-  for (const auto& env : find_python_envs(opts)) {
+  for (const auto& env : envs) {
     if (env.kind == "conda") c.from_conda(env);
     c.from_pip(env);
   }

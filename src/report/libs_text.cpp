@@ -34,12 +34,15 @@ std::string render_libs_text(const std::vector<ProcessView>& views, const std::v
     if (v.libraries.empty() && v.failed.empty()) out += "  no CUDA library\n";
     for (const auto& w : v.libraries) {
       const LoadedLibrary& l = *w.load;
-      out += fmt::format("  {:<10} {:<28} {:<11} {}\n", shown(l.family), shown(l.soname.empty() ? path_basename(l.realpath) : l.soname),
+      out += fmt::format("  {:<10} {:<28} {:<11} {}\n", shown(l.family.empty() ? "-" : l.family), shown(l.soname.empty() ? path_basename(l.realpath) : l.soname),
                          shown(l.version.empty() ? "?" : l.version), shown(l.path));
       std::string why = how(l);
       if (!why.empty() || !w.origin.empty())
         out += fmt::format("  {:<10} {}{}\n", "", why.empty() ? "" : "via " + shown(why), w.origin.empty() ? "" : "  [" + shown(w.origin) + "]");
       if (!l.realpath.empty() && l.realpath != l.path) out += fmt::format("  {:<10} = {}\n", "", shown(l.realpath));
+      if (!l.shadowed.empty())
+        out += fmt::format("  {:<10} shadows: {} {} via {}\n", "", shown(l.shadowed), shown(l.shadowed_version.empty() ? "?" : l.shadowed_version),
+                           shown(l.shadowed_via));
       for (const auto& lost : w.losers)
         out += st.paint(fmt::format("  {:<10} lost: {} {} [{}]: {}\n", "", shown(lost.path), shown(lost.version.empty() ? "?" : lost.version),
                                     shown(lost.origin), shown(lost.why)),
@@ -79,7 +82,9 @@ nlohmann::json libs_json(const std::vector<ProcessView>& views) {
       for (const auto& l : w.losers) losers.push_back({{"path", l.path}, {"version", l.version}, {"origin", l.origin}, {"why", l.why}});
       libs.push_back({{"family", w.load->family}, {"soname", w.load->soname}, {"path", w.load->path}, {"realpath", w.load->realpath},
                       {"version", w.load->version}, {"via", w.load->via}, {"detail", w.load->detail},
-                      {"requested_by", w.load->requested_by}, {"origin", w.origin}, {"losers", losers}});
+                      {"requested_by", w.load->requested_by}, {"origin", w.origin}, {"stub", w.load->stub},
+                      {"shadowed", w.load->shadowed}, {"shadowed_via", w.load->shadowed_via},
+                      {"shadowed_version", w.load->shadowed_version}, {"losers", losers}});
     }
     nlohmann::json proc = *v.process;
     arr.push_back({{"subject", v.process->subject}, {"kind", v.process->kind}, {"libraries", libs}, {"process", proc}});

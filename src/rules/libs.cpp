@@ -19,16 +19,6 @@ namespace {
 
 const char* kEmulation = "ld.so emulation (DT_RPATH/DT_RUNPATH, LD_LIBRARY_PATH, ld.so.cache)";
 
-// Versions equal on the components both name ("9.19.0" == "9.19.0.56"); unknown = equal.
-bool same_version(const std::string& a, const std::string& b) {
-  auto va = Version::parse(a), vb = Version::parse(b);
-  if (!va || !vb || va->empty() || vb->empty()) return true;
-  size_t n = std::min(va->parts.size(), vb->parts.size());
-  for (size_t i = 0; i < n; ++i)
-    if (va->parts[i] != vb->parts[i]) return false;
-  return true;
-}
-
 std::string shown_version(const LibraryCopy& c) { return c.version.empty() ? "version unknown" : c.version; }
 
 // The library's main soname: "libcudnn.so.9", not the sub-libraries "libcudnn_ops.so.9".
@@ -138,6 +128,16 @@ void duplicate_copies(const Facts& f, Findings& out) {
         const LibraryCopy* pc = copy_at(f, plain_pick->realpath);
         x.title += fmt::format(", everything else gets {} ({})", pc ? shown_version(*pc) : plain_pick->path, plain_pick->via);
       }
+    }
+    // A directory on LD_LIBRARY_PATH (a toolkit's lib dir) ahead of the copy the framework's own
+    // RUNPATH names (its wheel's): the same finding `libs FILE` gives for one process.
+    if (framework_pick && framework_pick->via == "LD_LIBRARY_PATH" && framework_pick->shadowed_via.rfind("RUNPATH", 0) == 0) {
+      x.title += fmt::format("; LD_LIBRARY_PATH's {} shadows the copy its {} names", path_dirname(framework_pick->path),
+                             framework_pick->shadowed_via);
+      x.evidence.push_back({fmt::format("with LD_LIBRARY_PATH unset {} gets {} via {}", framework_pick->consumer,
+                                        framework_pick->shadowed, framework_pick->shadowed_via),
+                            kEmulation});
+      x.fix.push_back(ldlp_without(f, {path_normalize(path_dirname(framework_pick->path))}));
     }
     // collect_env lists what `ldconfig -p` shows for cuDNN, not what torch maps.
     if (name == "cudnn" && framework_pick) {

@@ -29,6 +29,7 @@ Findings libs_process_rules(const ProcessView& v) {
     x.fix.push_back("# keep one installation in reach: drop the other's directory from LD_LIBRARY_PATH, or the package that brings it");
     out.push_back(std::move(x));
   }
+  bool cudnn_reported = false;
   // cuDNN 9's shim and the libcudnn_graph it dlopened from another installation
   // (LD_LIBRARY_PATH first): cudnnGetVersion answers for the graph library.
   const LibWinner* shim = nullptr;
@@ -54,7 +55,70 @@ Findings libs_process_rules(const ProcessView& v) {
       x.fix.push_back(fmt::format("# take {} off LD_LIBRARY_PATH, or put {} before it", path_dirname(graph->load->path), path_dirname(shim->load->path)));
       x.fix.push_back(fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}", path_dirname(shim->load->path)));
       out.push_back(std::move(x));
+      cudnn_reported = true;
     }
+  }
+  // The toolkit's link-time libcuda in place of the driver's: every CUDA call fails.
+  for (const auto& l : p.loads) {
+    bool libcuda = path_basename(l.name).rfind("libcuda.so", 0) == 0 || l.soname.rfind("libcuda.so", 0) == 0;
+    if (!l.stub || !libcuda || l.unloaded || l.via == "already loaded") continue;
+    Finding x = new_finding("driver.stub_library", Severity::error, p.subject,
+                            fmt::format("{} loads the toolkit's stub libcuda ({}) instead of the driver's: every CUDA call "
+                                        "fails with CUDA_ERROR_STUB_LIBRARY (34)", p.subject, l.path));
+    x.evidence.push_back({fmt::format("{} needs {} → {} via {}", l.requested_by, l.name, l.path, l.detail.empty() ? l.via : l.detail), source});
+    if (!l.shadowed.empty())
+      x.evidence.push_back({fmt::format("with LD_LIBRARY_PATH unset it gets {}{} via {}", l.shadowed,
+                                        l.shadowed_version.empty() ? "" : " (" + l.shadowed_version + ")", l.shadowed_via),
+                            source});
+    x.explanation = "The CUDA toolkit's stubs/libcuda.so exists only so programs can link without a driver; loaded at run "
+                    "time it answers every call with error 34 (\"CUDA driver is a stub library\"). Link-time paths belong in "
+                    "LIBRARY_PATH or -L, never in LD_LIBRARY_PATH, ld.so.conf or an RPATH.";
+    std::string dir = path_dirname(l.path);
+    if (l.via == "LD_LIBRARY_PATH") {
+      std::vector<std::string> keep;
+      for (const auto& d : p.ld_library_path)
+        if (path_normalize(d) != path_normalize(dir)) keep.push_back(d);
+      x.fix.push_back(keep.empty() ? "unset LD_LIBRARY_PATH" : "export LD_LIBRARY_PATH=" + join(keep, ":"));
+      x.fix.push_back("# and remove it where it is set (~/.bashrc, the Dockerfile's ENV, the job script)");
+    } else if (l.via == "ld.so.cache" || l.via == "default path") {
+      x.fix.push_back(fmt::format("grep -rn '{}' /etc/ld.so.conf /etc/ld.so.conf.d/   # remove that line", dir));
+      x.fix.push_back(fmt::format("sudo rm {}   # a link ldconfig made to the stub", path_join(dir, "libcuda.so.1")));
+      x.fix.push_back("sudo ldconfig");
+    } else {
+      x.fix.push_back(fmt::format("# relink {} without {} in its RPATH/RUNPATH (give it to the linker with -L only)",
+                                  path_basename(l.requested_by), dir));
+    }
+    out.push_back(std::move(x));
+  }
+  // A directory on LD_LIBRARY_PATH (a toolkit's lib dir, usually) ahead of the copy the
+  // requesting library's own RUNPATH names (a pip wheel's): LD_LIBRARY_PATH comes first.
+  for (const auto& w : v.libraries) {
+    const LoadedLibrary& l = *w.load;
+    if (l.via != "LD_LIBRARY_PATH" || l.shadowed.empty() || l.stub || l.shadowed_via.rfind("RUNPATH", 0) != 0) continue;
+    if (cudnn_reported && l.family == "cudnn") continue;  // libs.cudnn_mismatch names it
+    bool differ = !l.version.empty() && !l.shadowed_version.empty() && !same_version(l.version, l.shadowed_version);
+    Finding x = new_finding(
+        "libs.duplicate_copies", differ ? Severity::warning : Severity::info, p.subject,
+        fmt::format("{}: {} comes from {} (LD_LIBRARY_PATH{}) instead of {} that {} names{}", p.subject, l.soname.empty() ? l.name : l.soname,
+                    path_dirname(l.path), w.origin.empty() ? "" : ", " + w.origin, path_dirname(l.shadowed), l.shadowed_via,
+                    differ ? fmt::format(" ({} instead of {})", l.version, l.shadowed_version) : ""));
+    x.evidence.push_back({fmt::format("{} needs {} → {} ({}) via LD_LIBRARY_PATH", l.requested_by, l.name, l.path,
+                                      l.version.empty() ? "version unknown" : l.version),
+                          source});
+    x.evidence.push_back({fmt::format("with LD_LIBRARY_PATH unset: {} ({}) via {}", l.shadowed,
+                                      l.shadowed_version.empty() ? "version unknown" : l.shadowed_version, l.shadowed_via),
+                          source});
+    x.explanation = "The loader searches LD_LIBRARY_PATH before a library's own RUNPATH, so a toolkit's lib dir there replaces "
+                    "the copies a framework's wheels were built and tested with. A different version can fail with "
+                    "undefined symbols (libs.symbol_conflict) or misbehave; the same version only makes the answer depend "
+                    "on the environment.";
+    std::string dir = path_dirname(l.path);
+    std::vector<std::string> keep;
+    for (const auto& d : p.ld_library_path)
+      if (path_normalize(d) != path_normalize(dir)) keep.push_back(d);
+    x.fix.push_back(keep.empty() ? "unset LD_LIBRARY_PATH" : "export LD_LIBRARY_PATH=" + join(keep, ":"));
+    x.fix.push_back(fmt::format("# or only where the toolkit is needed (building): LD_LIBRARY_PATH={} make …", dir));
+    out.push_back(std::move(x));
   }
   for (const auto* f : v.failed) {
     Finding x = new_finding("libs.not_found", Severity::error, p.subject,

@@ -1,5 +1,6 @@
 #include "util/version.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -55,6 +56,15 @@ std::optional<Version> cuda_from_tag(std::string_view tag) {
   // The last digit is the minor version: cu118 = 11.8, cu130 = 13.0.
   auto v = Version::parse(fmt::format("{}.{}", n / 10, n % 10));
   return v;
+}
+
+bool same_version(std::string_view a, std::string_view b) {
+  auto va = Version::parse(a), vb = Version::parse(b);
+  if (!va || !vb || va->empty() || vb->empty()) return true;
+  size_t n = std::min(va->parts.size(), vb->parts.size());
+  for (size_t i = 0; i < n; ++i)
+    if (va->parts[i] != vb->parts[i]) return false;
+  return true;
 }
 
 }  // namespace cd

@@ -30,6 +30,10 @@ struct Version {
   bool operator==(const Version& o) const { return (*this <=> o) == 0; }
 };
 
+// Equal on the components both name ("9.19.0" == "9.19.0.56", "13" == "13.1.0.3"); a version
+// that does not parse counts as equal (unknown is no evidence of a difference).
+bool same_version(std::string_view a, std::string_view b);
+
 // "cu130" -> 13.0, "cu121" -> 12.1, "cu118" -> 11.8; nullopt for "cpu" etc.
 std::optional<Version> cuda_from_tag(std::string_view tag);
 

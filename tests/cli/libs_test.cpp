@@ -6,6 +6,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -236,6 +238,102 @@ TEST(LibsCudnn, WhatIfLdLibraryPathGivesTheShimOldSubLibraries) {
   EXPECT_NE(r.out.find("sub-libraries are 9.14.0 (" + t / "sys via LD_LIBRARY_PATH)"), std::string::npos) << r.out;
   auto plain = doctor({"libs", shim}, {{"LD_LIBRARY_PATH", "\x01"}});
   EXPECT_EQ(plain.out.find("libs.cudnn_mismatch"), std::string::npos) << plain.out;
+}
+
+}  // namespace
+}  // namespace cd
+
+namespace cd {
+namespace {
+
+// Text output with the temporary directory as <t>, compared with tests/fixtures/golden/NAME
+// (CD_UPDATE_GOLDENS=1 rewrites it; review the diff).
+void expect_libs_golden(const std::string& name, const std::string& out, const std::string& t) {
+  std::string got = out;
+  for (size_t at = got.find(t); at != std::string::npos; at = got.find(t, at)) got.replace(at, t.size(), "<t>");
+  const std::string path = std::string(CD_FIXTURES) + "/golden/" + name;
+  if (std::getenv("CD_UPDATE_GOLDENS")) write_file(path, got);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(got, want.str()) << "golden " << path << " (CD_UPDATE_GOLDENS=1 to rewrite)";
+}
+
+// A toolkit's stubs/ directory on LD_LIBRARY_PATH (with the libcuda.so.1 link ldconfig makes
+// there) ahead of the driver's libcuda that the program's RUNPATH names: the real loader takes
+// the stub, libs says so (driver.stub_library, error) and names the copy it shadows.
+TEST(LibsStub, StubLibcudaOnLdLibraryPathWinsOverTheDriversAsTheRealLoaderSays) {
+  const std::string real_stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (!fs::exists(real_stub)) GTEST_SKIP() << real_stub << " not installed";
+  TempDir t;
+  const std::string stubs = t / "cuda-13.0/lib64/stubs";
+  fs::create_directories(stubs);
+  fs::copy_file(real_stub, stubs + "/libcuda.so");
+  fs::create_symlink("libcuda.so", stubs + "/libcuda.so.1");
+  ASSERT_EQ(build_elf(t / "driver/libcuda.so.580.65.06", LibSpec().with_soname("libcuda.so.1").with_value(580)), "");
+  fs::create_symlink("libcuda.so.580.65.06", t / "driver/libcuda.so.1");
+  const std::string exe = t / "bin/app";
+  ASSERT_EQ(build_elf(exe, LibSpec().with_needed({t / "driver/libcuda.so.1"}).with_runpath("$ORIGIN/../driver"), true), "");
+
+  auto real = ld_so_list(exe, stubs);
+  ASSERT_EQ(canon(real["libcuda.so.1"]), canon(stubs + "/libcuda.so.1"));
+  auto r = doctor({"libs", "--json", "--tree", "--env", "LD_LIBRARY_PATH=" + stubs, exe}, {{"LD_PRELOAD", "\x01"}});
+  ASSERT_EQ(r.code, 2) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::string got, shadowed;
+  for (const auto& l : j["processes"][0]["process"]["loads"])
+    if (l["name"] == "libcuda.so.1") got = l["path"], shadowed = l["shadowed"];
+  EXPECT_EQ(canon(got), canon(real["libcuda.so.1"]));
+  EXPECT_EQ(canon(shadowed), canon(ld_so_list(exe, "")["libcuda.so.1"])) << "what it gets with LD_LIBRARY_PATH unset";
+  int stub_findings = 0;
+  for (const auto& f : j["findings"]) stub_findings += f["id"] == "driver.stub_library" && f["severity"] == "error";
+  EXPECT_EQ(stub_findings, 1) << r.out;
+  auto text = doctor({"libs", "--env", "LD_LIBRARY_PATH=" + stubs, exe}, {{"LD_PRELOAD", "\x01"}, {"NO_COLOR", "1"}});
+  expect_libs_golden("libs-stub.txt", text.out, t.str());
+
+  // Without the stubs dir the driver's copy wins and nothing is reported.
+  auto plain = doctor({"libs", "--json", exe}, {{"LD_LIBRARY_PATH", "\x01"}, {"LD_PRELOAD", "\x01"}});
+  EXPECT_EQ(plain.code, 0) << plain.out;
+  EXPECT_EQ(plain.out.find("driver.stub_library"), std::string::npos) << plain.out;
+}
+
+// The toolkit's lib dir on LD_LIBRARY_PATH ahead of the cuBLAS a torch-like library's RUNPATH
+// names in its wheel ($ORIGIN/../../nvidia/cublas/lib): the real loader takes the toolkit's,
+// libs names the wheel copy it shadows (libs.duplicate_copies, warning: versions differ).
+TEST(LibsShadow, ToolkitLibDirOnLdLibraryPathShadowsTheWheelAsTheRealLoaderSays) {
+  const std::string toolkit = "/usr/local/cuda/lib64";
+  if (!fs::exists(toolkit + "/libcublas.so.13")) GTEST_SKIP() << toolkit << "/libcublas.so.13 not installed";
+  TempDir t;
+  const std::string wheel = t / "site-packages/nvidia/cublas/lib";
+  ASSERT_EQ(build_elf(wheel + "/libcublas.so.13.0.2.14", LibSpec().with_soname("libcublas.so.13").with_value(13)), "");
+  fs::create_symlink("libcublas.so.13.0.2.14", wheel + "/libcublas.so.13");
+  const std::string torch = t / "site-packages/torch/lib/libtorch_cuda.so";
+  ASSERT_EQ(build_elf(torch, LibSpec().with_soname("libtorch_cuda.so").with_needed({wheel + "/libcublas.so.13"})
+                                 .with_runpath("$ORIGIN/../../nvidia/cublas/lib")), "");
+
+  auto real = ld_so_list(torch, toolkit);
+  ASSERT_EQ(canon(real["libcublas.so.13"]), canon(toolkit + "/libcublas.so.13"));
+  auto r = doctor({"libs", "--json", "--env", "LD_LIBRARY_PATH=" + toolkit, torch}, {{"LD_PRELOAD", "\x01"}});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;  // a warning
+  auto got = libraries(r.out);
+  EXPECT_EQ(canon(got["libcublas.so.13"]), canon(real["libcublas.so.13"]));
+  auto j = nlohmann::json::parse(r.out);
+  std::string shadowed;
+  for (const auto& l : j["processes"][0]["libraries"])
+    if (l["soname"] == "libcublas.so.13") shadowed = l["shadowed"];
+  auto unset = ld_so_list(torch, "");
+  EXPECT_EQ(canon(shadowed), canon(unset["libcublas.so.13"]));
+  EXPECT_EQ(canon(shadowed), canon(wheel + "/libcublas.so.13.0.2.14"));
+  std::string title;
+  for (const auto& f : j["findings"])
+    if (f["id"] == "libs.duplicate_copies" && f["severity"] == "warning") title = f["title"];
+  EXPECT_NE(title.find("instead of " + t / "site-packages/torch/lib/../../nvidia/cublas/lib"), std::string::npos) << r.out;
+  EXPECT_NE(title.find("instead of 13.0.2.14"), std::string::npos) << r.out;
+
+  // Without it: the wheel's copy via RUNPATH, as the real loader, and no finding.
+  auto plain = doctor({"libs", "--json", torch}, {{"LD_LIBRARY_PATH", "\x01"}, {"LD_PRELOAD", "\x01"}});
+  EXPECT_EQ(canon(libraries(plain.out)["libcublas.so.13"]), canon(unset["libcublas.so.13"]));
+  EXPECT_EQ(plain.out.find("libs.duplicate_copies"), std::string::npos) << plain.out;
 }
 
 }  // namespace

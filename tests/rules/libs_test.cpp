@@ -132,6 +132,36 @@ TEST(LibsRules, ToolkitNextToWheelsIsOnlyInfo) {
   EXPECT_EQ(dup[2].severity, Severity::info);
 }
 
+// The toolkit's lib dir on LD_LIBRARY_PATH ahead of the wheel's cudart that torch's RUNPATH
+// names: check's duplicate-copies finding says LD_LIBRARY_PATH shadows it and how to undo it.
+TEST(LibsRules, ToolkitOnLdLibraryPathShadowingTheWheelIsNamed) {
+  Facts f = h200();
+  f.libs.copies[5].version = "13.0.48";
+  f.libs.copies[5].on_ld_library_path = true;
+  f.libs.ld_library_path = {"/usr/local/cuda-13.0/targets/x86_64-linux/lib"};
+  LibraryResolution& rt = f.libs.resolutions[2];
+  rt.path = f.libs.copies[5].path;
+  rt.realpath = f.libs.copies[5].realpath;
+  rt.via = rt.detail = "LD_LIBRARY_PATH";
+  rt.shadowed = kSite + "/torch/lib/../../nvidia/cu13/lib/libcudart.so.13";
+  rt.shadowed_via = "RUNPATH of libtorch_cuda.so ($ORIGIN/../../nvidia/cu13/lib)";
+  Findings dup = with_id(cdtest::run_rule(cd::libs_rules, f), "libs.duplicate_copies");
+  const Finding* cudart = nullptr;
+  for (const auto& x : dup)
+    if (x.title.find("copies of cudart") != std::string::npos) cudart = &x;
+  ASSERT_NE(cudart, nullptr);
+  EXPECT_EQ(cudart->severity, Severity::warning);
+  EXPECT_NE(cudart->title.find("LD_LIBRARY_PATH's /usr/local/cuda-13.0/targets/x86_64-linux/lib shadows the copy its RUNPATH of "
+                               "libtorch_cuda.so ($ORIGIN/../../nvidia/cu13/lib) names"),
+            std::string::npos)
+      << cudart->title;
+  EXPECT_TRUE(evidence_contains(*cudart, "with LD_LIBRARY_PATH unset " + kTorch + " gets " + rt.shadowed));
+  EXPECT_TRUE(any_contains(cudart->fix, "unset LD_LIBRARY_PATH"));
+  Facts back = facts_from_json_text(facts_to_json_text(f), "test");
+  EXPECT_EQ(back.libs.resolutions[2].shadowed, rt.shadowed);
+  EXPECT_EQ(back.libs.resolutions[2].shadowed_via, rt.shadowed_via);
+}
+
 TEST(LibsRules, SingleCopiesAreQuiet) {
   Facts f = h200();
   f.libs.copies.erase(f.libs.copies.begin(), f.libs.copies.begin() + 2);  // no system cuDNN
