@@ -1,5 +1,7 @@
 // `libs`: which copy of each CUDA library a program (FILE…), `import torch` (--python) or a
 // live process (--pid) gets, under this or a what-if environment (--env/--unset/--preload).
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "cli/options.hpp"
@@ -44,7 +46,13 @@ int run_libs(const GlobalOptions& g, const LibsOptions& o) {
   p.python_packages = p.libs_consumers = o.want_python;
   Facts facts = probe_libs_machine(p);
   std::vector<ProcessLibs> procs;
-  for (const auto& f : o.files) procs.push_back(probe_libs_file(facts, p, f));
+  for (const auto& f : o.files) {
+    // As dlopen takes a relative name: from the working directory (under --root, from its top).
+    std::string file = f;
+    if (!f.empty() && f.front() != '/')
+      file = p.root.is_host() ? std::filesystem::absolute(f).lexically_normal().string() : "/" + f;
+    procs.push_back(probe_libs_file(facts, p, file));
+  }
   if (o.want_python) procs.push_back(probe_libs_python(facts, p, o.python));
   if (o.pid) procs.push_back(probe_libs_pid(facts, p, o.pid));
   for (const auto& pr : procs)

@@ -9,6 +9,17 @@
 
 namespace cd {
 
+namespace {
+
+// " via RULE" for a load the emulation resolved; "" for a file read from /proc/PID/maps, which
+// says what is mapped, not which rule found it.
+std::string via(const LoadedLibrary& l) {
+  if (l.via.empty()) return "";
+  return " via " + (l.detail.empty() ? l.via : l.detail);
+}
+
+}  // namespace
+
 Findings libs_process_rules(const ProcessView& v) {
   Findings out;
   const ProcessLibs& p = *v.process;
@@ -19,9 +30,7 @@ Findings libs_process_rules(const ProcessView& v) {
     Finding x = new_finding("libs.duplicate_copies", Severity::error, p.subject,
                             fmt::format("{} copies of {} in one process ({}): {}", files.size(), family, p.subject, join(names, ", ")));
     for (const auto* f : files)
-      x.evidence.push_back({fmt::format("{} {}{}", p.kind == "pid" ? "mapped" : "loads", f->realpath,
-                                        f->via.empty() ? "" : " via " + (f->detail.empty() ? f->via : f->detail)),
-                            source});
+      x.evidence.push_back({fmt::format("{} {}{}", p.kind == "pid" ? "mapped" : "loads", f->realpath, via(*f)), source});
     x.explanation = "Two files of one library in one process mean two sets of symbols and state: calls reach either "
                     "copy, which fails with undefined symbols, version errors or crashes (two majors, .so.12 and .so.13, "
                     "are two runtimes that do not share contexts or handles).";
@@ -43,11 +52,11 @@ Findings libs_process_rules(const ProcessView& v) {
     bool differ = a && b && a->parts.size() >= 2 && b->parts.size() >= 2 && (a->parts[0] != b->parts[0] || a->parts[1] != b->parts[1]);
     if (differ) {
       Finding x = new_finding("libs.cudnn_mismatch", Severity::error, p.subject,
-                              fmt::format("{}: libcudnn.so is {} but its sub-libraries are {} ({} via {}): the first cuDNN call fails",
-                                          p.subject, shim->load->version, graph->load->version, path_dirname(graph->load->path), graph->load->via));
+                              fmt::format("{}: libcudnn.so is {} but its sub-libraries are {} ({}{}): the first cuDNN call fails",
+                                          p.subject, shim->load->version, graph->load->version, path_dirname(graph->load->path), via(*graph->load)));
       x.evidence.push_back({fmt::format("{} ({})", shim->load->realpath, shim->load->version), source});
-      x.evidence.push_back({fmt::format("{} dlopens {} → {} ({}) via {}", path_basename(shim->load->path), graph->load->soname,
-                                        graph->load->realpath, graph->load->version, graph->load->detail.empty() ? graph->load->via : graph->load->detail),
+      x.evidence.push_back({fmt::format("{} dlopens {} → {} ({}){}", path_basename(shim->load->path), graph->load->soname,
+                                        graph->load->realpath, graph->load->version, via(*graph->load)),
                             source});
       x.explanation = "libcudnn.so is only a front: cudnnGetVersion and every other call run in the sub-libraries it loads at "
                       "first use, found through LD_LIBRARY_PATH before its own directory. torch then refuses the version "
@@ -65,7 +74,9 @@ Findings libs_process_rules(const ProcessView& v) {
     Finding x = new_finding("driver.stub_library", Severity::error, p.subject,
                             fmt::format("{} loads the toolkit's stub libcuda ({}) instead of the driver's: every CUDA call "
                                         "fails with CUDA_ERROR_STUB_LIBRARY (34)", p.subject, l.path));
-    x.evidence.push_back({fmt::format("{} needs {} → {} via {}", l.requested_by, l.name, l.path, l.detail.empty() ? l.via : l.detail), source});
+    x.evidence.push_back({l.requested_by.empty() ? fmt::format("mapped {}", l.path)
+                                                 : fmt::format("{} needs {} → {}{}", l.requested_by, l.name, l.path, via(l)),
+                          source});
     if (!l.shadowed.empty())
       x.evidence.push_back({fmt::format("with LD_LIBRARY_PATH unset it gets {}{} via {}", l.shadowed,
                                         l.shadowed_version.empty() ? "" : " (" + l.shadowed_version + ")", l.shadowed_via),

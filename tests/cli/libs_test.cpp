@@ -70,6 +70,20 @@ TEST_F(LibsCli, TwoMajorsInOneProgramAsTheRealLoaderSeesIt) {
   EXPECT_NE(text.out.find("libx.so => " + t / "bin/../lib/libx.so"), std::string::npos) << text.out;  // the tree
 }
 
+// A relative FILE is taken from the working directory, as dlopen and the shell take it.
+TEST_F(LibsCli, RelativeFileIsReadFromTheWorkingDirectory) {
+  char here[4096];
+  ASSERT_NE(getcwd(here, sizeof here), nullptr);
+  ASSERT_EQ(chdir((t / "bin").c_str()), 0);
+  auto r = doctor({"libs", "--json", "./app"}, {{"LD_LIBRARY_PATH", "\x01"}, {"LD_PRELOAD", "\x01"}});
+  auto parent = doctor({"libs", "--json", "../bin/app"}, {{"LD_LIBRARY_PATH", "\x01"}, {"LD_PRELOAD", "\x01"}});
+  ASSERT_EQ(chdir(here), 0);
+  auto got = libraries(r.out);
+  ASSERT_EQ(got.size(), 2u) << r.err << r.out;
+  EXPECT_EQ(canon(got["libcudart.so.13"]), canon(t / "d13/libcudart.so.13"));
+  EXPECT_EQ(libraries(parent.out), got) << parent.err;
+}
+
 TEST_F(LibsCli, WhatIfEnvUnsetAndPreloadMatchTheRealLoader) {
   // --env: LD_LIBRARY_PATH beats libx's RUNPATH, not the program's RPATH.
   auto r = doctor({"libs", "--json", "--env", "LD_LIBRARY_PATH=" + t / "d12b:" + t / "d13b", exe}, {{"LD_LIBRARY_PATH", "\x01"}});

@@ -3,6 +3,7 @@
 // DT_RPATH), one test per finding id plus the healthy baseline.
 #include <gtest/gtest.h>
 
+#include "derive/libs_view.hpp"
 #include "rules/rules.hpp"
 #include "rules/run_rule.hpp"
 
@@ -295,6 +296,30 @@ TEST(LibsRules, TwoCopiesMappedInOneProcessIsAnError) {
   for (const auto& x : healthy) EXPECT_NE(x.severity, Severity::error);
   ASSERT_GE(healthy.size(), 2u);
   EXPECT_TRUE(evidence_contains(healthy[1], kSite + "/nvidia/nccl/lib/libnccl.so.2 is mapped in the process"));
+}
+
+// --pid: the files come from /proc/PID/maps, which says what is mapped and not which rule found
+// it, so the finding names the directories and no empty "via" (as on the H200, 2026-12-06).
+TEST(LibsRules, CudnnMismatchInALiveProcessSaysNoEmptyVia) {
+  ProcessLibs p;
+  p.subject = "pid 4242 (python3)";
+  p.kind = "pid";
+  auto mapped = [](std::string path, std::string soname, std::string version) {
+    LoadedLibrary l;
+    l.path = l.realpath = std::move(path);
+    l.soname = std::move(soname);
+    l.family = "cudnn";
+    l.version = std::move(version);
+    return l;
+  };
+  p.mapped = {mapped(kSite + "/nvidia/cudnn/lib/libcudnn.so.9", "libcudnn.so.9", "9.19.0.56"),
+              mapped(kSys + "/libcudnn_graph.so.9.14.0", "libcudnn_graph.so.9", "9.14.0")};
+  Facts f;
+  ProcessView v = derive_libs_view(p, f);
+  Findings m = with_id(libs_process_rules(v), "libs.cudnn_mismatch");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NE(m[0].title.find("are 9.14.0 (" + kSys + "): the first cuDNN call fails"), std::string::npos) << m[0].title;
+  for (const auto& e : m[0].evidence) EXPECT_EQ(e.fact.find(" via"), std::string::npos) << e.fact;
 }
 
 TEST(LibsRules, FactsRoundTripKeepsEveryLibsField) {
