@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <stdexcept>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +30,16 @@ struct DoctorRun {
 
 fs::path scratch() {
   static fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("cd-watch-test-" + std::to_string(getpid()));
+    // mkdtemp, not the PID: ctest starts hundreds of processes, PIDs repeat, and a directory
+    // left by an earlier run with the same PID made copy_file fail with "File exists".
+    std::string tmpl = (fs::temp_directory_path() / "cd-watch-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    fs::path d = tmpl;
+    static const fs::path kRemove = d;
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(kRemove, ec);
+    });
     fs::create_directories(d / "data");
     for (const auto& e : fs::directory_iterator(fs::path(CD_SOURCE_DIR) / "data"))
       if (e.path().extension() == ".toml") fs::copy_file(e.path(), d / "data" / e.path().filename());
