@@ -196,7 +196,9 @@ void query_nvml(DriverFacts& out) {
     query_process_samples(nvml, dev, out.gpus.back(), out);
     trace("processes");
   }
-  if (nvml.nvmlShutdown) nvml.nvmlShutdown();
+  // No nvmlShutdown: this runs only in the __driver child, which exits right after its
+  // answer; the kernel closes the GPUs' device files then, while the parent goes on
+  // (detaching the GPUs here would be waited for).
 }
 
 // The GPU NVML already knows at this bus id, or a new entry.

@@ -12,6 +12,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/spawn.hpp"
+
+extern char** environ;
+
 namespace cd {
 
 bool LineChild::start(const std::vector<std::string>& argv) {
@@ -23,24 +27,18 @@ bool LineChild::start(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    error_ = std::string("fork: ") + std::strerror(errno);
+  Spawn spawn;
+  spawn.own_process_group();
+  spawn.open(0, "/dev/null", O_RDONLY);
+  spawn.open(2, "/dev/null", O_WRONLY);
+  spawn.dup2(fds[1], 1);
+  spawn.default_signals({SIGPIPE});
+  pid_t pid = -1;
+  if (int e = spawn.run(pid, args.data(), environ, /*search_path=*/false); e != 0) {
+    error_ = argv[0] + ": " + std::strerror(e);
     close(fds[0]);
     close(fds[1]);
     return false;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    int devnull = open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-      dup2(devnull, 0);
-      dup2(devnull, 2);
-    }
-    dup2(fds[1], 1);
-    signal(SIGPIPE, SIG_DFL);
-    execv(args[0], args.data());
-    _exit(127);
   }
   close(fds[1]);
   fd_ = fds[0];

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "util/spawn.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -57,13 +58,12 @@ class ForegroundSignals {
   ForegroundSignals(const ForegroundSignals&) = delete;
   ForegroundSignals& operator=(const ForegroundSignals&) = delete;
 
-  // In the child, before exec: the dispositions we had before ignoring (an ignored
-  // SIGINT would otherwise survive exec and make the command deaf to Ctrl-C).
-  void restore_in_child() const {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGQUIT, &old_quit_, nullptr);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+  // The child's dispositions: what we had before ignoring (an ignored SIGINT would
+  // otherwise survive exec and make the command deaf to Ctrl-C; a handler resets at exec).
+  void restore_in_child(Spawn& spawn) const {
+    spawn.default_signals({SIGTERM, SIGHUP});
+    if (old_int_.sa_handler != SIG_IGN) spawn.default_signals({SIGINT});
+    if (old_quit_.sa_handler != SIG_IGN) spawn.default_signals({SIGQUIT});
   }
 
  private:
@@ -241,9 +241,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     r.start_error = "empty command";
     return r;
   }
-  std::optional<Pipe> out_pipe = open_pipe(), err_pipe = out_pipe ? open_pipe() : std::nullopt,
-                      exec_pipe = err_pipe ? open_pipe() : std::nullopt;
-  if (!exec_pipe) {
+  std::optional<Pipe> out_pipe = open_pipe(), err_pipe = out_pipe ? open_pipe() : std::nullopt;
+  if (!err_pipe) {
     r.start_error = errno_text("pipe");
     return r;
   }
@@ -254,42 +253,32 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   for (const auto& e : env) env_c.push_back(const_cast<char*>(e.c_str()));
   env_c.push_back(nullptr);
 
-  std::optional<ForegroundSignals> foreground;
-  if (opts.foreground) foreground.emplace();
-  auto start = Clock::now();
-  pid_t pid = fork();
-  if (pid < 0) {
-    r.start_error = errno_text("fork");
+  // A directory we cannot enter is said as such (the spawn would report only its errno).
+  if (opts.cwd && access(opts.cwd->c_str(), X_OK) != 0) {
+    r.start_error = errno_text(opts.cwd->c_str());
     return r;
   }
-  if (pid == 0) {
-    if (foreground) {
-      foreground->restore_in_child();
-    } else {
-      setpgid(0, 0);
-      int devnull = open("/dev/null", O_RDONLY);
-      if (devnull >= 0) dup2(devnull, 0);
-    }
-    dup2(out_pipe->write.get(), 1);
-    dup2(opts.merge_stderr ? out_pipe->write.get() : err_pipe->write.get(), 2);
-    if (opts.cwd && chdir(opts.cwd->c_str()) != 0) _exit(127);
-    execvpe(argv_c[0], argv_c.data(), env_c.data());
-    int e = errno;
-    ssize_t ignored = write(exec_pipe->write.get(), &e, sizeof e);
-    (void)ignored;
-    _exit(127);
+  std::optional<ForegroundSignals> foreground;
+  if (opts.foreground) foreground.emplace();
+  Spawn spawn;
+  if (foreground) {
+    foreground->restore_in_child(spawn);
+  } else {
+    spawn.own_process_group();
+    spawn.open(0, "/dev/null", O_RDONLY);
+  }
+  spawn.dup2(out_pipe->write.get(), 1);
+  spawn.dup2(opts.merge_stderr ? out_pipe->write.get() : err_pipe->write.get(), 2);
+  if (opts.cwd) spawn.chdir(*opts.cwd);
+  auto start = Clock::now();
+  pid_t pid = -1;
+  if (int e = spawn.run(pid, argv_c.data(), env_c.data(), /*search_path=*/true); e != 0) {
+    r.start_error = fmt::format("{}: {}", argv[0], std::strerror(e));
+    return r;
   }
   // Our copies of the write ends closed: EOF comes when the child (and what it started) closes theirs.
   out_pipe->write.reset();
   err_pipe->write.reset();
-  exec_pipe->write.reset();
-  int exec_errno = 0;
-  if (read(exec_pipe->read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    waitpid(pid, nullptr, 0);
-    r.start_error = fmt::format("{}: {}", argv[0], std::strerror(exec_errno));
-    return r;
-  }
-  exec_pipe->read.reset();
   r.started = true;
   if (foreground) g_foreground_child = pid;
   if (opts.on_start) opts.on_start(static_cast<int>(pid));
