@@ -21,7 +21,7 @@ def one(gap):
     marks = {}
     for line in open(trace):
         _, stamp, _, what = line.split(None, 3)
-        marks.setdefault(what.strip(), float(stamp))
+        marks.setdefault(what.split(" [read ")[0].strip(), float(stamp))
     return wall, marks.get("cuInit", 0) - marks.get("libcuda loaded", 0), marks.get("binaries", 0) - marks.get("check", 0)
 
 for gap in (0.0, 0.5, 0.0, 0.5):

@@ -13,6 +13,9 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+
+#include <chrono>
 
 #include <cstring>
 #include <memory>
@@ -24,6 +27,7 @@
 #include "binary/mapped_file.hpp"
 #include "binary/prefetch.hpp"
 #include "binary/ptx.hpp"
+#include "util/trace.hpp"
 
 namespace cd::bin {
 namespace {
@@ -350,7 +354,18 @@ FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kern
   }
   // Headers are scattered: each fault reads its page, not the device's read-around window.
   advise(file.bytes(), MADV_RANDOM);
-  return scan(file.bytes(), shown, kernels, file.fd(), budget);
+  if (!trace_enabled()) return scan(file.bytes(), shown, kernels, file.fd(), budget);
+  // CUDA_DOCTOR_TRACE: what this file cost this thread (the read-ahead threads' reads are theirs).
+  rusage before{}, after{};
+  getrusage(RUSAGE_THREAD, &before);
+  auto t0 = std::chrono::steady_clock::now();
+  FileScan out = scan(file.bytes(), shown, kernels, file.fd(), budget);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  getrusage(RUSAGE_THREAD, &after);
+  trace(fmt::format("scan file {:.1f} ms, read {} KiB, {} major faults, {} containers, {} MiB: {}", ms,
+                    (after.ru_inblock - before.ru_inblock) / 2, after.ru_majflt - before.ru_majflt,
+                    out.containers.size(), file.bytes().size() >> 20, shown));
+  return out;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "util/trace.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -31,9 +32,16 @@ void trace(std::string_view what) {
   if (fd < 0) return;
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  char line[256];
-  int n = std::snprintf(line, sizeof line, "trace %ld.%06ld %d %.*s\n", static_cast<long>(ts.tv_sec), ts.tv_nsec / 1000,
-                        static_cast<int>(getpid()), static_cast<int>(what.size() > 180 ? 180 : what.size()), what.data());
+  // What the process has read from disk so far (its own and its reaped children's), so a
+  // cold run shows which stage waited on the disk.
+  rusage self{}, kids{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &kids);
+  char line[320];
+  int n = std::snprintf(line, sizeof line, "trace %ld.%06ld %d %.*s [read %ld KiB, children %ld KiB, %ld major faults]\n",
+                        static_cast<long>(ts.tv_sec), ts.tv_nsec / 1000, static_cast<int>(getpid()),
+                        static_cast<int>(what.size() > 180 ? 180 : what.size()), what.data(), self.ru_inblock / 2,
+                        kids.ru_inblock / 2, self.ru_majflt);
   if (n > 0) (void)!write(fd, line, static_cast<size_t>(n < static_cast<int>(sizeof line) ? n : sizeof line - 1));
 }
 
