@@ -83,6 +83,7 @@ int run_use(const GlobalOptions& g, const UseOptions& o) {
   if (int(o.off) + int(!o.spec.empty()) + int(!o.from.empty()) != 1)
     throw UsageError("use: give one of a toolkit (12.4, a path, torch, latest), --from FILE or --off");
   ProbeOptions p = probe_options(g);
+  p.compiler_version_from_layout = true;
   Shell shell = shell_for(o, p);
   const Kb& kb = Kb::get();
 

@@ -22,6 +22,9 @@ struct ProbeOptions {
   int verbose = 0;
   bool toolkit_details = false;             // `toolkits`: each toolkit's components and size on disk
   bool toolkit_compilers = true;            // the host compilers (runs gcc/clang); `use --off` needs none
+  // gcc's version from its installed layout when that is unambiguous, not from a gcc child
+  // (`use` and the prompt hook: a process start saved; the checks need only the major).
+  bool compiler_version_from_layout = false;
   // `libs FILE…` / `--pid` need only where the environments and the library copies are: not each
   // environment's packages nor which copy each framework resolves (most of its time otherwise).
   bool python_packages = true;              // read every site-packages' dist-info

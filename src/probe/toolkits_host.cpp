@@ -28,6 +28,34 @@ std::string ask_version(const std::string& path, const std::string& kind, std::c
 
 }  // namespace
 
+// gcc's version from its installation, without running it: cc1/cc1plus live in
+// <prefix>/lib/gcc/<target>/<version>/ (Debian: the major, "12") or
+// <prefix>/libexec/gcc/<target>/<version>/ (upstream and conda: "13.2.0"). A suffixed
+// binary (x86_64-linux-gnu-gcc-12, gcc-13) names its version; otherwise the version
+// must be the only one installed under that prefix. Empty when it cannot tell (several
+// versions, a wrapper such as ccache, another layout): the caller then asks gcc.
+std::string gcc_version_from_layout(const Root& root, const std::string& resolved) {
+  std::string name = path_basename(resolved);
+  auto dash = name.rfind('-');
+  std::string suffix = dash == std::string::npos ? "" : name.substr(dash + 1);
+  if (suffix.empty() || !std::isdigit(static_cast<unsigned char>(suffix[0])) ||
+      suffix.find_first_not_of("0123456789.") != std::string::npos)
+    suffix.clear();
+  if (!suffix.empty() && !contains(name, "gcc") && !contains(name, "g++")) return {};
+  std::string prefix = path_dirname(path_dirname(resolved));
+  std::vector<std::string> versions;
+  for (const char* sub : {"/lib/gcc", "/libexec/gcc"})
+    for (const auto& target : root.list(prefix + sub))
+      for (const auto& version : root.list(prefix + sub + "/" + target)) {
+        std::string dir = prefix + sub + "/" + target + "/" + version;
+        if (!std::isdigit(static_cast<unsigned char>(version[0]))) continue;
+        if (!root.exists(dir + "/cc1plus") && !root.exists(dir + "/cc1")) continue;
+        bool matches = suffix.empty() || version == suffix || version.starts_with(suffix + ".");
+        if (matches && std::find(versions.begin(), versions.end(), version) == versions.end()) versions.push_back(version);
+      }
+  return versions.size() == 1 ? versions.front() : "";
+}
+
 // Debian/Ubuntu install clang as /usr/lib/llvm-N/bin/clang: the major is in the path, and
 // the major is all nvcc checks. Saves ~150 ms of clang start-up for a compiler nvcc
 // does not use by default.
@@ -62,6 +90,8 @@ std::vector<HostCompiler> probe_host_compilers(const ProbeOptions& opts) {
     hc.kind = compiler_kind(real);
     hc.source = source;
     std::string from_path = source == "PATH" && hc.kind == "clang" ? major_from_path(real) : "";
+    if (from_path.empty() && hc.kind == "gcc" && opts.compiler_version_from_layout)
+      from_path = gcc_version_from_layout(root, real);
     if (!from_path.empty()) {
       hc.version = from_path;
       asks.push_back(std::async(std::launch::deferred, [v = from_path] { return std::pair<std::string, std::string>(v, ""); }));

@@ -11,6 +11,7 @@
 #include "probe/probe.hpp"
 #include "probe/toolkits_host.hpp"
 #include "probe/toolkits_read.hpp"
+#include "util/strings.hpp"
 #include "util/subprocess.hpp"
 #include "util/version.hpp"
 
@@ -152,6 +153,61 @@ TEST(HostCompilers, AsksEachCompilerItsVersionWithATimeout) {
   EXPECT_EQ(hcs[1].source, "PATH");
   EXPECT_EQ(hcs[1].kind, "gcc");
   EXPECT_EQ(hcs[1].version, "16.1.0");
+}
+
+// `use` reads gcc's version from where its cc1 lives instead of running it: on this
+// machine's real gccs the layout must agree with `gcc -dumpfullversion` (its major; Debian
+// names the directory by the major alone).
+TEST(HostCompilers, GccVersionFromTheLayoutAgreesWithTheRealGcc) {
+  int checked = 0;
+  for (const char* name : {"/usr/bin/gcc", "/usr/bin/gcc-11", "/usr/bin/gcc-12", "/usr/bin/gcc-13", "/usr/bin/g++-12"}) {
+    auto real = Root().resolve(name);
+    if (!real || !std::filesystem::exists(*real)) continue;
+    std::string from_layout = gcc_version_from_layout(Root(), *real);
+    ProcessResult r = run_process({name, "-dumpfullversion"}, {});
+    ASSERT_TRUE(r.ok()) << name;
+    std::string asked(trim(r.out));
+    ASSERT_FALSE(from_layout.empty()) << name << " -> " << *real;
+    EXPECT_EQ(asked.substr(0, asked.find('.')), from_layout.substr(0, from_layout.find('.'))) << name;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no gcc in /usr/bin";
+}
+
+// Layouts the layout reader must read, and the ones where it must not guess.
+TEST(HostCompilers, GccVersionFromTheLayoutUsesTheBinarysSuffixAndNeverGuesses) {
+  auto dir = std::filesystem::temp_directory_path() / ("cd_gcc_layout_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto file = [&](const std::string& rel) {
+    std::filesystem::create_directories((dir / rel).parent_path());
+    std::ofstream(dir / rel) << "x";
+  };
+  // Upstream / conda: libexec/gcc/<target>/<full version>/cc1plus, one version.
+  file("conda/bin/x86_64-conda-linux-gnu-gcc");
+  file("conda/libexec/gcc/x86_64-conda-linux-gnu/13.2.0/cc1plus");
+  file("conda/lib/gcc/x86_64-conda-linux-gnu/13.2.0/crtbegin.o");
+  // Debian: two majors side by side; the suffix picks, the bare name cannot.
+  file("deb/bin/x86_64-linux-gnu-gcc-11");
+  file("deb/bin/x86_64-linux-gnu-gcc-12");
+  file("deb/bin/gcc");
+  file("deb/bin/ccache");
+  file("deb/lib/gcc/x86_64-linux-gnu/11/cc1");
+  file("deb/lib/gcc/x86_64-linux-gnu/12/cc1");
+  file("deb/lib/gcc/x86_64-linux-gnu/12/cc1plus");
+  // A version directory without the compiler proper does not count.
+  file("bare/bin/gcc");
+  file("bare/lib/gcc/x86_64-linux-gnu/9/libgcc.a");
+  Root host;
+  EXPECT_EQ(gcc_version_from_layout(host, (dir / "conda/bin/x86_64-conda-linux-gnu-gcc").string()), "13.2.0");
+  EXPECT_EQ(gcc_version_from_layout(host, (dir / "deb/bin/x86_64-linux-gnu-gcc-11").string()), "11");
+  EXPECT_EQ(gcc_version_from_layout(host, (dir / "deb/bin/x86_64-linux-gnu-gcc-12").string()), "12");
+  EXPECT_EQ(gcc_version_from_layout(host, (dir / "deb/bin/gcc").string()), "");     // two versions: ask gcc
+  EXPECT_EQ(gcc_version_from_layout(host, (dir / "deb/bin/ccache").string()), "");  // a wrapper: ask it
+  EXPECT_EQ(gcc_version_from_layout(host, (dir / "bare/bin/gcc").string()), "");
+  // Under --root the same tree reads the same.
+  Root inside(dir.string());
+  EXPECT_EQ(gcc_version_from_layout(inside, "/conda/bin/x86_64-conda-linux-gnu-gcc"), "13.2.0");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(HostCompilers, RealCompilersOnThisMachine) {
