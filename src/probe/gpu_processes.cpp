@@ -52,7 +52,10 @@ struct ProcReader {
     while (!c.empty() && c.back() == '\0') c.pop_back();
     for (char& ch : c)
       if (ch == '\0') ch = ' ';
-    if (c.size() > kCmdlineCap) c = c.substr(0, kCmdlineCap) + "…";
+    if (c.size() > kCmdlineCap) {
+      c.resize(kCmdlineCap);
+      c += "…";
+    }
     return c;
   }
 };

@@ -54,7 +54,8 @@ std::string timestamp(std::string_view date, std::string_view time) {
 // Who ran an apt transaction: "unattended-upgrade", or the command line and the user.
 std::string apt_by(const std::string& commandline, const std::string& requested_by) {
   if (contains(commandline, "unattended-upgrade")) return "unattended-upgrade";
-  std::string by = commandline.size() > 160 ? commandline.substr(0, 160) + "…" : commandline;
+  std::string by = commandline.substr(0, 160);
+  if (commandline.size() > 160) by += "…";
   std::string user(trim(requested_by.substr(0, requested_by.find(" ("))));
   if (!user.empty()) by += (by.empty() ? "" : " ") + std::string("(by ") + user + ")";
   return by;

@@ -63,7 +63,9 @@ void toolkit_missing(const Model& m, Findings& out) {
   std::string engine = !c.docker.empty() ? "docker" : c.podman ? "podman" : "containerd";
   Finding x = finding("container.toolkit_missing", Severity::warning, "NVIDIA Container Toolkit",
                       engine + " is installed but the NVIDIA Container Toolkit is not: containers cannot get the GPUs");
-  x.evidence.push_back({"no nvidia-ctk, nvidia-container-runtime or nvidia-container-cli", "/usr/bin"});
+  Evidence& none = x.evidence.emplace_back();
+  none.fact = "no nvidia-ctk, nvidia-container-runtime or nvidia-container-cli";
+  none.source = "/usr/bin";
   runtime_evidence(c, x);
   x.explanation = "Containers see GPUs only through the NVIDIA Container Toolkit, which mounts the device nodes and the "
                   "host's driver libraries; without it `docker run --gpus all` fails with 'could not select device driver "

@@ -58,7 +58,7 @@ void dead(const Model& m, const GpuProcessModel& p, Findings& out) {
                     "zombie does nothing — its parent must reap it or die.";
     if (g.ppid > 1) x.fix = end_it(p, g.ppid, "the zombie's parent, so the zombie is reaped");
     else x.fix = {fmt::format("ps -o ppid= -p {}   # the parent that has to reap it", g.pid)};
-    x.fix.push_back("# the memory returns when the zombie is reaped");
+    x.fix.emplace_back("# the memory returns when the zombie is reaped");
   } else if (p.state == ProcState::not_visible) {
     x.explanation = "NVML reports host PIDs; this one is not in this container's PID namespace. It may be another "
                     "container's process, or a dead one whose memory the driver still holds.";
