@@ -23,12 +23,17 @@ struct WalkedFile {
   bool via_symlink = false;  // the last name was a symlink
 };
 
+enum class ReadAhead { never, when_cold, always };
+
 struct WalkOptions {
   // Which files found inside directories to keep (files named directly are always kept).
   std::function<bool(std::string_view name, bool executable)> want;
   int max_depth = 64;
   // The paths given are host paths under root.prefix(); links resolve inside the root.
   Root root;
+  // Read the directories ahead on many threads: once directories are seen coming from the
+  // disk (a cold page cache), always (tests), or never (see walk.cpp).
+  ReadAhead read_ahead = ReadAhead::when_cold;
 };
 
 struct WalkResult {
