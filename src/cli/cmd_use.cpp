@@ -116,10 +116,13 @@ int run_use(const GlobalOptions& g, const UseOptions& o) {
   ToolkitPick pick = pick_toolkit(list, spec, torch_env ? torch_env->torch.cuda : "");
   if (!pick.toolkit) {
     // Each line escaped on its own (shown() writes a newline as \n).
-    std::string text = shown("cuda-doctor use: " + pick.error + "; nothing changed") + "\n";
+    std::string problem = pick.missing.empty() ? "" : release_problem(pick.missing, kb);
+    std::string text = shown("cuda-doctor use: " + (problem.empty() ? pick.error : problem) + "; nothing changed") + "\n";
     if (!pick.missing.empty()) {
-      text += "  install it (then run the same `use` again):\n";
-      for (const auto& line : install_commands(pick.missing, kb)) text += "    " + shown(line) + "\n";
+      if (problem.empty()) {
+        text += "  install it (then run the same `use` again):\n";
+        for (const auto& line : install_commands(pick.missing, kb)) text += "    " + shown(line) + "\n";
+      }
       std::vector<std::string> have;
       for (const auto& tk : list)
         if (!tk.nvcc.empty()) have.push_back(fmt::format("{} ({})", tk.version.empty() ? "?" : tk.version, tk.root));

@@ -236,6 +236,28 @@ std::vector<std::string> install_commands(const Version& cuda, const Kb& kb) {
   return out;
 }
 
+std::string release_problem(const Version& cuda, const Kb& kb) {
+  const DriversKb& dk = drivers_kb(kb);
+  if (dk.releases.empty()) return {};
+  bool minor = cuda.parts.size() > 1;
+  auto same = [&](const Version& r) { return r.major() == cuda.major() && (!minor || r.minor() == cuda.minor()); };
+  std::optional<Version> below, above, newest;
+  for (const auto& r : dk.releases) {
+    Version mm = *Version::parse(r.cuda.major_minor());
+    if (same(mm)) return {};
+    if (!newest || *newest < mm) newest = mm;
+    if (mm < cuda && (!below || *below < mm)) below = mm;
+    if (cuda < mm && (!above || mm < *above)) above = mm;
+  }
+  std::string asked = minor ? cuda.major_minor() : std::to_string(cuda.major());
+  if (!above)
+    return fmt::format("CUDA {} is newer than any release cuda-doctor knows (the newest is {}); if NVIDIA has released "
+                       "it since, its install commands are at https://developer.nvidia.com/cuda-toolkit-archive",
+                       asked, newest->major_minor());
+  return fmt::format("CUDA {} was never released (the releases nearest to it: {}{})", asked,
+                     below ? below->major_minor() + " and " : "", above->major_minor());
+}
+
 std::vector<std::string> system_commands(const Toolkit& target, const ToolkitFacts& t) {
   bool via_link = target.root.rfind("/usr/local/", 0) == 0;
   std::string home = via_link ? "/usr/local/cuda" : target.root;

@@ -46,6 +46,24 @@ TEST(UseCli, NotInstalledVersionGetsInstallCommands) {
   EXPECT_NE(r.err.find("nvidia-cuda-nvcc-cu12==12.4.*"), std::string::npos) << r.err;
 }
 
+// No install command for a CUDA that NVIDIA never released (12.7: 12.6 was followed by 12.8) or
+// one newer than every release the knowledge base knows: they would name packages that do not exist.
+TEST(UseCli, VersionNeverReleasedGetsNoInstallCommands) {
+  auto never = in_shell("bash", "$D use 12.7", base_env(""));
+  EXPECT_EQ(never.code, 3);
+  EXPECT_EQ(never.out, "");
+  EXPECT_NE(never.err.find("CUDA 12.7 was never released (the releases nearest to it: 12.6 and 12.8); nothing changed"),
+            std::string::npos) << never.err;
+  EXPECT_EQ(never.err.find("apt-get"), std::string::npos) << never.err;
+  auto future = in_shell("bash", "$D use 99.9", base_env(""));
+  EXPECT_EQ(future.code, 3);
+  EXPECT_NE(future.err.find("CUDA 99.9 is newer than any release cuda-doctor knows"), std::string::npos) << future.err;
+  EXPECT_EQ(future.err.find("cuda-toolkit-99-9"), std::string::npos) << future.err;
+  auto major = in_shell("bash", "$D use 10", base_env(""));  // a released major, not installed: commands follow
+  EXPECT_EQ(major.code, 3);
+  EXPECT_NE(major.err.find("CUDA 10 is not installed"), std::string::npos) << major.err;
+}
+
 TEST(UseCli, PathThatIsNotAToolkit) {
   std::string dir = tmp_dir("not-a-toolkit");
   auto r = in_shell("bash", "$D use '" + dir + "'", base_env(""));
