@@ -239,6 +239,21 @@ TEST_F(DriverChildFakeNvml, NvmlFirstSkipsCuInitWhenNvmlKnowsTheGpus) {
   EXPECT_TRUE(d.cu_init_error.empty());
 }
 
+// Nor are check's health questions asked (ECC alone is 3.3 ms of an H100's driver time):
+// the same fake answers them in the full query.
+TEST_F(DriverChildFakeNvml, NvmlFirstAsksNoHealthQuestions) {
+  ScopedEnv e{{"CD_FAKE_NVML_ECC_UNCORRECTED", "3"}, {"CD_FAKE_NVML_PCIE", "4,8,5,16"}};
+  cd::DriverFacts light = cd::driver_facts_from_child(cd::run_driver_child({CD_BINARY, "__driver", "--nvml-first"}, 10000ms));
+  ASSERT_EQ(light.gpus.size(), 1u);
+  EXPECT_EQ(light.gpus[0].ecc_uncorrected_volatile, -1);
+  EXPECT_EQ(light.gpus[0].pcie_gen_current, 0);
+  EXPECT_GT(light.gpus[0].memory_total_mib, 0);
+  cd::DriverFacts full = cd::driver_facts_from_child(cd::run_driver_child({CD_BINARY, "__driver"}, 10000ms));
+  ASSERT_EQ(full.gpus.size(), 1u);
+  EXPECT_EQ(full.gpus[0].ecc_uncorrected_volatile, 3);
+  EXPECT_EQ(full.gpus[0].pcie_gen_current, 4);
+}
+
 TEST_F(DriverChildFakeNvml, NvmlFirstFallsBackToTheDriverApi) {
   ScopedEnv e{{"CD_FAKE_NVML_INIT", "18"}};
   cd::DriverFacts d = cd::driver_facts_from_child(cd::run_driver_child({CD_BINARY, "__driver", "--nvml-first"}, 10000ms));
