@@ -35,8 +35,11 @@ struct HostCompiler {
   std::string version;  // "12.2.0"; "" when it could not be asked (--root, timeout)
   std::string source;   // how it was chosen: "CUDAHOSTCXX", "NVCC_CCBIN", "CXX", "CC", "PATH"
   std::string error;    // why the version is missing
+  // Where the version was read: "" = the compiler was asked (-dumpfullversion / -dumpversion),
+  // else the installation directory that names it (gcc's cc1 dir, clang's /usr/lib/llvm-N).
+  std::string version_from;
 };
-CD_JSON(HostCompiler, kind, path, version, source, error)
+CD_JSON(HostCompiler, kind, path, version, source, error, version_from)
 
 struct ToolkitFacts {
   std::vector<Toolkit> toolkits;

@@ -34,7 +34,7 @@ std::string ask_version(const std::string& path, const std::string& kind, std::c
 // binary (x86_64-linux-gnu-gcc-12, gcc-13) names its version; otherwise the version
 // must be the only one installed under that prefix. Empty when it cannot tell (several
 // versions, a wrapper such as ccache, another layout): the caller then asks gcc.
-std::string gcc_version_from_layout(const Root& root, const std::string& resolved) {
+std::string gcc_version_from_layout(const Root& root, const std::string& resolved, std::string* dir_out) {
   std::string name = path_basename(resolved);
   auto dash = name.rfind('-');
   std::string suffix = dash == std::string::npos ? "" : name.substr(dash + 1);
@@ -43,7 +43,7 @@ std::string gcc_version_from_layout(const Root& root, const std::string& resolve
     suffix.clear();
   if (!suffix.empty() && !contains(name, "gcc") && !contains(name, "g++")) return {};
   std::string prefix = path_dirname(path_dirname(resolved));
-  std::vector<std::string> versions;
+  std::vector<std::string> versions, dirs;
   for (const char* sub : {"/lib/gcc", "/libexec/gcc"})
     for (const auto& target : root.list(prefix + sub))
       for (const auto& version : root.list(prefix + sub + "/" + target)) {
@@ -51,9 +51,14 @@ std::string gcc_version_from_layout(const Root& root, const std::string& resolve
         if (!std::isdigit(static_cast<unsigned char>(version[0]))) continue;
         if (!root.exists(dir + "/cc1plus") && !root.exists(dir + "/cc1")) continue;
         bool matches = suffix.empty() || version == suffix || version.starts_with(suffix + ".");
-        if (matches && std::find(versions.begin(), versions.end(), version) == versions.end()) versions.push_back(version);
+        if (matches && std::find(versions.begin(), versions.end(), version) == versions.end()) {
+          versions.push_back(version);
+          dirs.push_back(dir);
+        }
       }
-  return versions.size() == 1 ? versions.front() : "";
+  if (versions.size() != 1) return {};
+  if (dir_out) *dir_out = dirs.front();
+  return versions.front();
 }
 
 // Debian/Ubuntu install clang as /usr/lib/llvm-N/bin/clang: the major is in the path, and
@@ -90,8 +95,9 @@ std::vector<HostCompiler> probe_host_compilers(const ProbeOptions& opts) {
     hc.kind = compiler_kind(real);
     hc.source = source;
     std::string from_path = source == "PATH" && hc.kind == "clang" ? major_from_path(real) : "";
+    if (!from_path.empty()) hc.version_from = real;
     if (from_path.empty() && hc.kind == "gcc" && opts.compiler_version_from_layout)
-      from_path = gcc_version_from_layout(root, real);
+      from_path = gcc_version_from_layout(root, real, &hc.version_from);
     if (!from_path.empty()) {
       hc.version = from_path;
       asks.push_back(std::async(std::launch::deferred, [v = from_path] { return std::pair<std::string, std::string>(v, ""); }));

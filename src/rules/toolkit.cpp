@@ -170,7 +170,9 @@ void host_compiler(const Facts& f, const Kb& kb, Findings& out) {
                            fmt::format("{} {} is newer than CUDA {} supports ({} ≤ {})", hc->kind, hc->version,
                                        cuda->major_minor(), hc->kind, max));
   fi.evidence = {{fmt::format("host compiler {} {} ({})", hc->path, hc->version, hc->source),
-                  hc->kind == "clang" ? hc->path + " -dumpversion" : hc->path + " -dumpfullversion"},
+                  !hc->version_from.empty() ? hc->version_from
+                  : hc->kind == "clang"     ? hc->path + " -dumpversion"
+                                            : hc->path + " -dumpfullversion"},
                  {fmt::format("nvcc {} accepts {} up to {}", tk->version, hc->kind, max), limit_source}};
   fi.explanation = fmt::format(
       "nvcc stops with \"unsupported {} version!\" from crt/host_config.h; running CUDA programs is unaffected, "

@@ -42,7 +42,7 @@ Facts h200() {
   f.toolkit.cuda_home_var = "CUDA_HOME";
   f.toolkit.usr_local_cuda = "/usr/local/cuda-13.0";
   f.toolkit.alternatives_cuda = "/usr/local/cuda-13.0";
-  f.toolkit.host_compilers = {{"gcc", "/usr/bin/gcc", "13.3.0", "PATH", ""}};
+  f.toolkit.host_compilers = {{"gcc", "/usr/bin/gcc", "13.3.0", "PATH", "", ""}};
   f.pythons = {torch_env("/opt/torch/.venv", "2.11.0+cu130", "13.0")};
   f.env = {{"TORCH_CUDA_ARCH_LIST", "9.0a"}};
   return f;
@@ -93,7 +93,7 @@ TEST(ToolkitRules, MultipleIsInfoWithWhatSelectsEach) {
 
 TEST(ToolkitRules, HostCompilerTooNewFromHostConfig) {
   Facts f = h200();
-  f.toolkit.host_compilers = {{"gcc", "/usr/bin/gcc", "16.1.0", "PATH", ""}};
+  f.toolkit.host_compilers = {{"gcc", "/usr/bin/gcc", "16.1.0", "PATH", "", ""}};
   Findings found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.host_compiler_unsupported");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("gcc ≤ 15"), std::string::npos) << found[0].title;
@@ -105,8 +105,8 @@ TEST(ToolkitRules, HostCompilerLimitFallsBackToKb) {
   Facts f = h200();
   f.toolkit.toolkits = {tk("/usr/local/cuda-12.6", "12.6.3", {"PATH", "CUDA_HOME"})};  // no host_config read
   f.pythons.clear();
-  f.toolkit.host_compilers = {{"gcc", "/usr/bin/gcc", "14.2.0", "PATH", ""},
-                              {"gcc", "/opt/gcc/bin/g++", "13.3.0", "CUDAHOSTCXX", ""}};
+  f.toolkit.host_compilers = {{"gcc", "/usr/bin/gcc", "14.2.0", "PATH", "", ""},
+                              {"gcc", "/opt/gcc/bin/g++", "13.3.0", "CUDAHOSTCXX", "", ""}};
   // CUDAHOSTCXX (13) is what the build uses: fine for 12.6.
   EXPECT_TRUE(with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.host_compiler_unsupported").empty());
   f.toolkit.host_compilers.pop_back();
