@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -150,7 +151,7 @@ TEST_F(WalkTest, ReadAheadNeverOpensADirectoryOutsideTheRoot) {
   link(dir("host_side"), dir("root/sp/abs"));
   link("../../host_side", dir("root/sp/rel"));
   int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  ASSERT_GE(in, 0);
+  if (in < 0) GTEST_SKIP() << "no inotify here: " << std::strerror(errno);
   ASSERT_GE(inotify_add_watch(in, dir("host_side").c_str(), IN_OPEN | IN_ACCESS), 0);
   WalkOptions ro;
   ro.root = Root(dir("root"));
