@@ -250,12 +250,15 @@ std::string release_problem(const Version& cuda, const Kb& kb) {
     if (cuda < mm && (!above || mm < *above)) above = mm;
   }
   std::string asked = minor ? cuda.major_minor() : std::to_string(cuda.major());
+  if (!below)  // the table starts where the drivers it knows start; older CUDAs did exist
+    return fmt::format("CUDA {} is older than any release cuda-doctor knows (the oldest is {})", asked,
+                       above->major_minor());
   if (!above)
     return fmt::format("CUDA {} is newer than any release cuda-doctor knows (the newest is {}); if NVIDIA has released "
                        "it since, its install commands are at https://developer.nvidia.com/cuda-toolkit-archive",
                        asked, newest->major_minor());
-  return fmt::format("CUDA {} was never released (the releases nearest to it: {}{})", asked,
-                     below ? below->major_minor() + " and " : "", above->major_minor());
+  return fmt::format("CUDA {} was never released (the releases nearest to it: {} and {})", asked, below->major_minor(),
+                     above->major_minor());
 }
 
 std::vector<std::string> system_commands(const Toolkit& target, const ToolkitFacts& t) {

@@ -65,7 +65,7 @@ Facts as_if_used(const Facts& f, const Toolkit& target, const PythonEnv* torch_e
 std::vector<std::string> install_commands(const Version& cuda, const Kb& kb);
 // Why no install command can be given for `cuda`: "" when NVIDIA released it (its major, or its
 // major.minor, is in the knowledge base's release table), else one line — a version never
-// released (with the nearest releases) or newer than any release the knowledge base knows.
+// released (with the nearest releases), or older or newer than any release the knowledge base knows.
 std::string release_problem(const Version& cuda, const Kb& kb);
 
 // `use VERSION --system`: the commands (and the /etc/profile.d/cuda.sh text) that make `target` the

@@ -8,24 +8,24 @@
 #include "util/walk.hpp"
 
 #include <dirent.h>
-#include <linux/openat2.h>
-#include <sys/syscall.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <functional>
 #include <cerrno>
-#include <cstring>
-#include <map>
-#include <set>
-#include <utility>
+#include <chrono>
 #include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
+#include <utility>
 
 namespace cd {
 namespace {
@@ -41,6 +41,8 @@ struct Dir {
 class Walker {
  public:
   explicit Walker(const WalkOptions& opts) : opts_(opts), root_(opts.root) {}
+
+  std::function<void()> on_cold;  // called once, at the third directory read from the disk
 
   void start(const std::string& path) {
     std::string inner = root_.inner_path(path);
@@ -159,12 +161,6 @@ class Walker {
     if (opts_.want && !opts_.want(e.name, executable)) return;
     add(path, open_path(real), st, link);
   }
-
-
- public:
-  std::function<void()> on_cold;  // called once, at the third directory read from the disk
-
- private:
   int slow_reads_ = 0;
   const WalkOptions& opts_;
   const Root& root_;
@@ -176,8 +172,8 @@ class Walker {
 // Reads the directories below the roots on many threads while the walk above runs, so a
 // cold page cache is read at a high queue depth instead of one directory (and one inode)
 // at a time in the walk's order. It changes nothing but the kernel's caches: it follows no
-// link (directories are opened with O_NOFOLLOW below a root opened through the Root), and
-// the walk's answer is computed by the walk alone. Deepest-first, like the walk, so the
+// link (each directory is opened with openat2 beneath a root opened through the Root, no
+// link resolved on the way) and only stats entries, and the walk's answer is the walk's alone. Deepest-first, like the walk, so the
 // walk finds what it needs next already read; it stops when the walk is done.
 class WalkAhead {
  public:

@@ -59,6 +59,9 @@ TEST(UseCli, VersionNeverReleasedGetsNoInstallCommands) {
   EXPECT_EQ(future.code, 3);
   EXPECT_NE(future.err.find("CUDA 99.9 is newer than any release cuda-doctor knows"), std::string::npos) << future.err;
   EXPECT_EQ(future.err.find("cuda-toolkit-99-9"), std::string::npos) << future.err;
+  auto old = in_shell("bash", "$D use 1", base_env(""));  // CUDA 1.0 existed: not "never released"
+  EXPECT_EQ(old.code, 3);
+  EXPECT_NE(old.err.find("CUDA 1 is older than any release cuda-doctor knows"), std::string::npos) << old.err;
   auto major = in_shell("bash", "$D use 10", base_env(""));  // a released major, not installed: commands follow
   EXPECT_EQ(major.code, 3);
   EXPECT_NE(major.err.find("CUDA 10 is not installed"), std::string::npos) << major.err;
