@@ -104,4 +104,15 @@ step bash --norc --noprofile -c '
   echo "switch: $switch us per prompt (40 switches; target <= 10000 us)"
   [ "$idle" -le 2000 ]' "$work" > "$out/shell_init.txt" 2>&1
 
+# The same hook against direnv's (issue 13: "no slower than direnv's hook in the same run") with
+# bench/shell_init.sh; the device has neither direnv nor hyperfine: the Debian binaries travel in
+# .devout/bin (static Go / libc only), and zsh is skipped there when missing.
+[ -d "$here/.devout/bin" ] && export PATH="$here/.devout/bin:$PATH"
+if command -v direnv >/dev/null && command -v hyperfine >/dev/null; then
+  name="shell-init vs direnv (bench/shell_init.sh)"
+  step bash -c 'OUT="$1" bash "$2/bench/shell_init.sh" "$D" > "$1/shell_init_vs_direnv.txt" 2>&1' _ "$out" "$here"
+else
+  echo "skipped shell-init vs direnv: no direnv/hyperfine" >> "$summary"
+fi
+
 cat "$summary"

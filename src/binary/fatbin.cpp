@@ -32,7 +32,9 @@ Compression compression_of(uint64_t flags) {
   return Compression::none;
 }
 
-FatbinEntry read_entry(Bytes b, uint64_t q) {
+}  // namespace
+
+FatbinEntry read_entry_header(Bytes b, uint64_t q) {
   FatbinEntry e;
   e.offset = q;
   e.raw_kind = load<uint16_t>(b, q + 0x00);
@@ -50,6 +52,8 @@ FatbinEntry read_entry(Bytes b, uint64_t q) {
   return e;
 }
 
+namespace {
+
 // Keeps the first `max` notes of a parse and counts the rest.
 class Notes {
  public:
@@ -65,14 +69,14 @@ class Notes {
 };
 
 // Parses the entries of one container in [begin, end); returns false on a bad entry.
-bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Notes& notes) {
+bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Notes& notes, const Enough* enough) {
   uint64_t q = begin;
   while (q < end) {
     if (!fits(end, q, kMinEntryHeader)) {
       notes.add(q, fmt::format("entry header truncated ({} bytes left in container)", end - q));
       return false;
     }
-    FatbinEntry e = read_entry(b, q);
+    FatbinEntry e = read_entry_header(b, q);
     if (e.header_size < kMinEntryHeader || !fits(end, q, e.header_size)) {
       notes.add(q, fmt::format("bad entry header size {}", e.header_size));
       return false;
@@ -87,6 +91,10 @@ bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Not
     }
     c.entries.push_back(e);
     q += e.header_size + e.payload_size;
+    if (enough && q < end && (*enough)(c.entries)) {
+      c.cut = true;
+      break;
+    }
   }
   return true;
 }
@@ -118,7 +126,7 @@ std::string entry_arch_name(const FatbinEntry& e) {
   return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
 }
 
-FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes) {
+FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough* enough) {
   FatbinParse out;
   Notes notes(out, max_notes);
   // Containers sit at 8-byte aligned file offsets; a section may start unaligned (.ldata).
@@ -158,7 +166,7 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes) {
     c.offset = p;
     c.size = end - p;
     if (begin == end) notes.add(p, "container without entries");
-    read_entries(b, begin, end, c, notes);
+    read_entries(b, begin, end, c, notes, enough);
     if (!c.entries.empty()) out.containers.push_back(std::move(c));
     p = end;  // > p: header_size >= 16
   }

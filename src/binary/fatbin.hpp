@@ -6,6 +6,7 @@
 // fat_elf_header, fat_text_header); the flag bits (LZ4, zstd, 'a', 'f') measured on nvcc 13.0
 // output (tests/binary/nvcc_scan_test.cpp compiles each case with nvcc and scans it).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,13 @@ struct FatbinContainer {
   uint64_t offset = 0;  // of the container header, in the scanned buffer
   uint64_t size = 0;    // header + entries
   std::vector<FatbinEntry> entries;
+  bool cut = false;     // entries after these were not read: the caller had its answer (Enough)
 };
+
+// Whether the entries of one container read so far already answer the caller's question
+// (check asks only whether the local GPUs run it: binary/verdict's serves_natively); the
+// rest of that container's entries are then not read: from a cold disk each is one read.
+using Enough = std::function<bool(const std::vector<FatbinEntry>&)>;
 
 // A problem met while parsing; `offset` is relative to the scanned buffer.
 struct ParseNote {
@@ -70,7 +77,12 @@ inline constexpr size_t kMaxParseNotes = 16;
 // container without entries is a note, not a container (memory stays proportional to
 // the entries found, whatever the input).
 // `base` is the file offset of bytes[0]: the magic is looked for at 8-byte aligned file offsets.
-FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMaxParseNotes);
+// With `enough`, each container's walk stops at the first entry after which it returns true.
+FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMaxParseNotes,
+                         const Enough* enough = nullptr);
+
+// The entry header at `at` (at least 64 bytes must fit in `bytes`), fields as stored.
+FatbinEntry read_entry_header(Bytes bytes, uint64_t at);
 
 // "sm_90a", "compute_100f" (kind decides the prefix).
 std::string entry_arch_name(const FatbinEntry& e);

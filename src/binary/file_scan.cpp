@@ -5,6 +5,9 @@
 // ever writes to the caller's mapping. Section names and fatbins are read from our own
 // read-only mapping, marked MADV_RANDOM: the scan touches scattered headers, and
 // binary/prefetch reads a library's registered containers ahead on many threads.
+// check asks less than everything (ReadFocus): once the driver child has named the GPUs, each
+// container's entries are read only until SASS that runs natively on all of them is found —
+// nothing after it changes check's verdict, and from a cold disk each entry header is a read.
 // Problems are notes (counted, capped per file and per run: binary/budget.hpp);
 // --kernels decompresses one image per container within the per-file and per-run byte
 // budgets.
@@ -66,8 +69,15 @@ constexpr size_t kPrefetchThreads = 64;
 
 class Scanner {
  public:
-  Scanner(std::string_view name, bool kernels, int fd, RunBudget& budget, FileScan& out)
-      : name_(name), kernels_(kernels), fd_(fd), budget_(budget), out_(out) {}
+  Scanner(std::string_view name, bool kernels, int fd, RunBudget& budget, FileScan& out, const ReadFocus* focus)
+      : name_(name), kernels_(kernels), fd_(fd), budget_(budget), out_(out) {
+    // Asked per entry: the question may arrive while this file is read.
+    if (focus)
+      enough_ = [focus](const std::vector<FatbinEntry>& entries) {
+        auto q = focus->get();
+        return q && q->enough(entries);
+      };
+  }
 
   void any(Bytes b) {
     if (b.size() >= 4 && std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return elf_file(b);
@@ -81,7 +91,9 @@ class Scanner {
   }
 
   // The line that stands for the notes beyond the limits.
-  void finish() {
+  void finish(const ReadFocus* focus) {
+    if (out_.containers_cut > 0)
+      if (auto q = focus->get()) out_.cut_for = q->sms;
     if (dropped_ > 0)
       out_.notes.push_back(fmt::format("{} more problems in {} not shown (at most {} notes per file, {} per run)",
                                        dropped_, name_, budget_.limits().notes_per_file,
@@ -208,17 +220,18 @@ class Scanner {
     if (fd_ < 0) return;
     std::vector<uint64_t> offsets = registered_containers(segment, sh.sh_addr, sh.sh_size);
     if (offsets.size() < kPrefetchAtLeast) return;
-    prefetch_containers(section, offsets, kPrefetchThreads);
+    prefetch_containers(section, offsets, kPrefetchThreads, true, enough());
   }
 
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
   void region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
     size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
-    FatbinParse parse = parse_fatbin(b, align_base, room);
+    FatbinParse parse = parse_fatbin(b, align_base, room, dispatch_table ? nullptr : enough());
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
     out_.problems += parse.notes_dropped;
     dropped_ += parse.notes_dropped;
     for (auto& c : parse.containers) {
+      out_.containers_cut += c.cut;
       FoundContainer fc{base + c.offset, dispatch_table, std::move(c.entries), {}};
       if (kernels_) fc.kernels = kernel_names(b, fc, base);
       out_.containers.push_back(std::move(fc));
@@ -321,6 +334,8 @@ class Scanner {
     out_.containers.push_back({0, false, {e}, std::move(info.entries)});
   }
 
+  const Enough* enough() const { return enough_ ? &enough_ : nullptr; }
+
   std::string_view name_;
   bool kernels_;
   int fd_;  // -1: bytes in memory
@@ -329,14 +344,16 @@ class Scanner {
   uint64_t dropped_ = 0;       // notes not kept
   uint64_t decompressed_ = 0;  // bytes taken from the file's budget
   bool spent_ = false;         // a decompression budget ran out
+  Enough enough_;              // empty: every entry is read
 };
 
-FileScan scan(Bytes bytes, std::string_view name, bool kernels, int fd, RunBudget* budget) {
+FileScan scan(Bytes bytes, std::string_view name, bool kernels, int fd, RunBudget* budget,
+              const ReadFocus* focus = nullptr) {
   RunBudget own;
   FileScan out;
-  Scanner scanner(name, kernels, fd, budget ? *budget : own, out);
+  Scanner scanner(name, kernels, fd, budget ? *budget : own, out, focus);
   scanner.any(bytes);
-  scanner.finish();
+  scanner.finish(focus);
   return out;
 }
 
@@ -348,7 +365,8 @@ FileScan scan_bytes(Bytes bytes, std::string_view name, bool kernels, RunBudget*
 
 namespace {
 
-FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kernels, RunBudget* budget) {
+FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kernels, RunBudget* budget,
+                     const ReadFocus* focus = nullptr) {
   if (!file.ok()) {
     FileScan out;
     out.error = fmt::format("{}: {}", shown, file.error());
@@ -356,17 +374,17 @@ FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kern
   }
   // Headers are scattered: each fault reads its page, not the device's read-around window.
   advise(file.bytes(), MADV_RANDOM);
-  if (!trace_enabled()) return scan(file.bytes(), shown, kernels, file.fd(), budget);
+  if (!trace_enabled()) return scan(file.bytes(), shown, kernels, file.fd(), budget, focus);
   // CUDA_DOCTOR_TRACE: what this file cost this thread (the read-ahead threads' reads are theirs).
   rusage before{}, after{};
   getrusage(RUSAGE_THREAD, &before);
   auto t0 = std::chrono::steady_clock::now();
-  FileScan out = scan(file.bytes(), shown, kernels, file.fd(), budget);
+  FileScan out = scan(file.bytes(), shown, kernels, file.fd(), budget, focus);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   getrusage(RUSAGE_THREAD, &after);
-  trace(fmt::format("scan file {:.1f} ms, read {} KiB, {} major faults, {} containers, {} MiB: {}", ms,
+  trace(fmt::format("scan file {:.1f} ms, read {} KiB, {} major faults, {} containers ({} cut), {} MiB: {}", ms,
                     (after.ru_inblock - before.ru_inblock) / 2, after.ru_majflt - before.ru_majflt,
-                    out.containers.size(), file.bytes().size() >> 20, shown));
+                    out.containers.size(), out.containers_cut, file.bytes().size() >> 20, shown));
   return out;
 }
 
@@ -378,9 +396,9 @@ FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget) {
 }
 
 FileScan scan_path(const Root& root, std::string_view path, const std::string& shown, bool kernels,
-                   RunBudget* budget) {
+                   RunBudget* budget, const ReadFocus* focus) {
   MappedFile file(root, path);
-  return scan_mapped(file, shown, kernels, budget);
+  return scan_mapped(file, shown, kernels, budget, focus);
 }
 
 }  // namespace cd::bin

@@ -5,6 +5,8 @@
 // Malformed input is counted in `problems` and described in notes, within the limits of
 // binary/budget.hpp: a file keeps at most ScanLimits::notes_per_file notes plus one line
 // saying how many more there were, and --kernels decompression draws on a byte budget.
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,12 +27,38 @@ struct FoundContainer {
   std::vector<std::string> kernels;  // --kernels
 };
 
+// What the caller asks of each container, when it asks less than everything: check asks only
+// whether the local GPUs run it. The question is set once it is known (the GPUs come from the
+// driver child while the scan already runs); containers walked after that stop reading their
+// entries as soon as `enough` says the answer is settled. Shared by the scan's threads.
+class ReadFocus {
+ public:
+  struct Question {
+    std::vector<int> sms;  // the GPUs asked about (90 = sm_90), for the notes and the facts
+    Enough enough;
+  };
+  void set(Question q) {
+    std::lock_guard lock(mutex_);
+    question_ = std::make_shared<const Question>(std::move(q));
+  }
+  std::shared_ptr<const Question> get() const {
+    std::lock_guard lock(mutex_);
+    return question_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Question> question_;
+};
+
 struct FileScan {
   std::string format;  // "" (not CUDA-capable), "shared library", "executable", "object", "archive", "cubin", "fatbin", "ptx"
   std::vector<FoundContainer> containers;
   std::vector<std::string> notes;  // "malformed fatbin in FILE at offset X: …" (bounded, see above)
   uint64_t problems = 0;           // malformed regions met (corrupt input), noted or not
   std::string error;               // the file could not be read (permissions, not a regular file)
+  uint64_t containers_cut = 0;     // containers whose entries were read only until ReadFocus was answered
+  std::vector<int> cut_for;        // the GPUs that answer was about
 };
 
 // Scans bytes already in memory (libelf reads ELF input from a private copy). `name` is
@@ -43,6 +71,6 @@ FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget = nu
 // The same for the in-root `path` under `root`, opened through the root's descriptor, so a
 // link swapped into the path after the walk cannot lead out of the root. Notes name `shown`.
 FileScan scan_path(const Root& root, std::string_view path, const std::string& shown, bool kernels,
-                   RunBudget* budget = nullptr);
+                   RunBudget* budget = nullptr, const ReadFocus* focus = nullptr);
 
 }  // namespace cd::bin

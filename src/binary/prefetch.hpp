@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "binary/bytes.hpp"
+#include "binary/fatbin.hpp"
 
 namespace cd::bin {
 
@@ -37,6 +38,8 @@ struct Prefetch {
 // read-only file mapping) on `threads` threads. Bounded by the headers the walk itself
 // would read: at most 4096 entries per container. `when_cold`: do nothing when the first
 // page of every container is in memory already (mincore), as on a warm second run.
-Prefetch prefetch_containers(Bytes section, const std::vector<uint64_t>& offsets, size_t threads, bool when_cold = true);
+// `enough`: each chain stops where the walk will (parse_fatbin with the same predicate).
+Prefetch prefetch_containers(Bytes section, const std::vector<uint64_t>& offsets, size_t threads, bool when_cold = true,
+                             const Enough* enough = nullptr);
 
 }  // namespace cd::bin

@@ -36,6 +36,8 @@ BinaryScan summarize(const std::string& path, bin::FileScan raw) {
   out.error = std::move(raw.error);
   out.notes = std::move(raw.notes);
   out.problems = static_cast<int>(std::min<uint64_t>(raw.problems, INT32_MAX));
+  out.containers_cut = static_cast<int>(std::min<uint64_t>(raw.containers_cut, INT32_MAX));
+  out.cut_for = std::move(raw.cut_for);
   std::map<ImageKey, int> image_index, dispatch_index;
   std::map<std::vector<int>, int> group_index;
   for (auto& c : raw.containers) {
@@ -148,7 +150,7 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
     // Opened through the root's descriptor: open_path had no link below --root's prefix when
     // walked, and one swapped in since is resolved inside the root, never followed out of it.
     const std::string& host = walked.files[i].open_path;
-    results[i] = summarize(host, bin::scan_path(opts.root, opts.root.inner_path(host), host, opts.kernels, &budget));
+    results[i] = summarize(host, bin::scan_path(opts.root, opts.root.inner_path(host), host, opts.kernels, &budget, opts.focus));
     results[i].path = walked.files[i].path;
     if (opts.progress) {
       std::lock_guard lock(progress_mutex);

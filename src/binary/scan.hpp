@@ -32,6 +32,8 @@ struct ScanOptions {
   std::function<void(size_t done, size_t total, const std::string& path)> progress;
   // The paths lie under root.prefix() (--root): links in them resolve inside the root.
   Root root;
+  // check: read each container only until the local GPUs' answer is settled (binary/file_scan).
+  const bin::ReadFocus* focus = nullptr;
 };
 
 struct ScanStats {

@@ -110,6 +110,23 @@ Verdict judge_container(const std::vector<const KernelImage*>& images, const Gpu
   return Verdict::no_kernel_image;
 }
 
+bin::Enough native_on_all(const std::vector<GpuTarget>& gpus, const DriverTarget& driver, const ArchRules& rules) {
+  if (gpus.empty()) return {};
+  return [gpus, driver, rules](const std::vector<bin::FatbinEntry>& entries) {
+    return std::all_of(gpus.begin(), gpus.end(), [&](const GpuTarget& g) {
+      return std::any_of(entries.begin(), entries.end(), [&](const bin::FatbinEntry& e) {
+        if (e.kind != bin::EntryKind::sass) return false;
+        KernelImage img;
+        img.kind = "sass";
+        img.arch = e.arch;
+        img.suffix = e.suffix ? std::string(1, e.suffix) : "";
+        img.compression = bin::compression_name(e.compression);
+        return sass_runs_on(img, g.sm, rules) && compression_supported(img, driver, rules);
+      });
+    });
+  };
+}
+
 GpuVerdict judge_binary(const BinaryScan& scan, const GpuTarget& gpu, const DriverTarget& driver,
                         const ArchRules& rules) {
   GpuVerdict out;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "binary/fatbin.hpp"
 #include "facts/binary.hpp"
 #include "kb/arch.hpp"
 
@@ -66,6 +67,11 @@ bool compression_supported(const KernelImage& img, const DriverTarget& driver, c
 // One container (its images) on one GPU.
 Verdict judge_container(const std::vector<const KernelImage*>& images, const GpuTarget& gpu,
                         const DriverTarget& driver, const ArchRules& rules);
+
+// What check needs of a container while it is read: once its entries hold SASS that runs
+// natively on every GPU (in a compression the driver loads), no later entry can change its
+// verdict for them (judge_container takes native SASS first), so the rest is not read.
+bin::Enough native_on_all(const std::vector<GpuTarget>& gpus, const DriverTarget& driver, const ArchRules& rules);
 
 // A whole scanned binary on one GPU: worst container, with counts and a detail line.
 GpuVerdict judge_binary(const BinaryScan& scan, const GpuTarget& gpu, const DriverTarget& driver,

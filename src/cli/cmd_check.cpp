@@ -63,6 +63,10 @@ Facts probe_for_check(const GlobalOptions& g, const CheckOptions& c) {
   return load_or_probe(g, [&](ProbeOptions p) {
     p.deep = c.deep;
     p.scan_binaries = !c.no_scan;
+    // check judges the binaries only for this machine's GPUs: each container is read until
+    // their verdict is settled, from the moment the driver child has named them.
+    p.scan_focus = std::make_shared<ScanFocus>();
+    p.scan_focus->ask = [](const DriverFacts& d) { return scan_question(d, Kb::get()); };
     return probe_with_progress(p);
   });
 }

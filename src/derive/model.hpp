@@ -3,9 +3,11 @@
 // base (Kb), each value computed by exactly one function in this folder. Facts hold
 // observations only; a replay with a newer knowledge base derives today's answers.
 // Rules and renderers read the model; subcommands build it once with derive().
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "binary/file_scan.hpp"
 #include "binary/verdict.hpp"
 #include "facts/facts.hpp"
 #include "kb/kb.hpp"
@@ -202,6 +204,11 @@ struct Model {
 // Everything above, for these facts. The model refers to `facts`: keep them alive.
 Model derive(const Facts& facts, const Kb& kb);
 Model derive(Facts&&, const Kb&) = delete;
+
+// check's question of the binaries while the scan still runs (probe ScanFocus), from the driver
+// child's first answer: SASS native on every local GPU settles a container (native_on_all).
+// Nothing when there is no GPU or one whose architecture is unknown: then everything is read.
+std::optional<bin::ReadFocus::Question> scan_question(const DriverFacts& d, const Kb& kb);
 
 // The facts as `check --json` writes them: observations plus the verdicts per binary
 // (schema cuda-doctor/facts/v1, docs/json-schema.md).

@@ -52,8 +52,12 @@ struct BinaryScan {
   // runtime never loads those containers as modules (cuobjdump does not list them).
   int dispatch_containers = 0;
   std::vector<KernelImage> dispatch_images;
+  // check reads a container's entries only until SASS that runs natively on every local GPU
+  // (cut_for) is found: images after it are not in `images`/`groups` (`scan` reads them all).
+  int containers_cut = 0;
+  std::vector<int> cut_for;
 };
 CD_JSON(BinaryScan, path, package, format, file_size, error, notes, problems, containers, images, groups,
-        dispatch_containers, dispatch_images)
+        dispatch_containers, dispatch_images, containers_cut, cut_for)
 
 }  // namespace cd

@@ -5,6 +5,7 @@
 
 #include "binary/scan.hpp"
 #include "probe/probe.hpp"
+#include "util/strings.hpp"
 
 namespace cd {
 
@@ -20,8 +21,16 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
   ScanStats stats;
   ScanOptions so;
   so.root = opts.root;
+  if (opts.scan_focus) so.focus = &opts.scan_focus->focus;
   std::vector<BinaryScan> found = scan_paths(dirs, so, &stats);
+  int cut = 0, cut_files = 0;
+  std::vector<int> cut_for;
   for (auto& b : found) {
+    if (b.containers_cut > 0) {
+      cut += b.containers_cut;
+      ++cut_files;
+      cut_for = b.cut_for;
+    }
     b.path = opts.root.inner_path(b.path);  // rules match paths against in-root site-packages
     for (const auto& n : b.notes) facts.notes.push_back({"binaries", n});
     b.notes.clear();
@@ -32,6 +41,13 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
     if (loadable && (b.containers > 0 || b.dispatch_containers > 0)) facts.binaries.push_back(std::move(b));
   }
   for (const auto& e : stats.walk_errors) facts.notes.push_back({"binaries", e});
+  if (cut > 0) {
+    std::vector<std::string> names;
+    for (int sm : cut_for) names.push_back(fmt::format("sm_{}", sm));
+    facts.notes.push_back({"binaries", fmt::format("{} containers in {} files were read only up to their SASS for {} (what "
+                                                   "this GPU runs; `cuda-doctor scan` reads every architecture)",
+                                                   cut, cut_files, join(names, ", "))});
+  }
 }
 
 }  // namespace cd

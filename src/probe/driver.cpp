@@ -12,11 +12,35 @@
 
 namespace cd {
 
-ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                               std::function<void(const DriverFacts&)> on_answer) {
   ProcessOptions p;
   p.timeout = timeout;
   p.max_output = 4u << 20;
   p.done_line = kDriverChildDoneLine;  // the answer is complete; the child's exit is not waited for
+  if (on_answer) {
+    p.on_stdout = [on_answer = std::move(on_answer), line = std::string(), told = false](std::string_view chunk) mutable {
+      for (char ch : chunk) {
+        if (ch != '\n') {
+          if (line.size() < (1u << 20)) line += ch;
+          continue;
+        }
+        if (!told) {
+          auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+          if (j.is_object() && j.contains("facts")) try {
+              auto d = j["facts"].get<DriverFacts>();
+              if (!d.gpus.empty()) {
+                told = true;
+                on_answer(d);
+              }
+            } catch (const std::exception&) {
+              // A torn or foreign line: wait for the next.
+            }
+        }
+        line.clear();
+      }
+    };
+  }
   return run_process(argv, p);
 }
 
@@ -79,7 +103,13 @@ void probe_driver(Facts& facts, const ProbeOptions& opts) {
       std::vector<std::string> argv = {self_exe(), "__driver"};
       if (opts.driver_nvml_first) argv.push_back("--nvml-first");
       trace("driver child spawn");
-      return run_driver_child(argv, opts.timeout);
+      std::function<void(const DriverFacts&)> on_answer;
+      if (opts.scan_focus)
+        on_answer = [focus = opts.scan_focus](const DriverFacts& d) {
+          if (auto q = focus->ask(d)) focus->focus.set(std::move(*q));
+          trace("scan focus set");
+        };
+      return run_driver_child(argv, opts.timeout, std::move(on_answer));
     });
   std::vector<std::string> module_notes;
   probe_driver_module(d, opts.root, &module_notes);

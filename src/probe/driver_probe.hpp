@@ -2,6 +2,7 @@
 // Pieces of the driver probe (probe/driver*.cpp), exposed for the platform probe and
 // for tests. All file reads go through a Root, so --root trees work.
 #include <map>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,10 @@ std::string library_file_version(const std::string& file_name, const std::string
 // The driver query in a child (`argv`, normally `cuda-doctor __driver`) with a timeout,
 // and how its output becomes facts: the last {"facts"} line, plus query_error when the
 // child hung, crashed or failed ("timed out after 10 s in cuInit").
-ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
+// `on_answer` sees the child's first {"facts"} line that names GPUs, while it still runs (NVML
+// answers before cuInit ends): check's scan asks its question of the binaries from it.
+ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                               std::function<void(const DriverFacts&)> on_answer = {});
 // How the child's last line begins (cli/child_driver.cpp prints {"stage":"done","t":…}):
 // the parent stops waiting there instead of at the child's slow exit.
 inline constexpr const char* kDriverChildDoneLine = R"({"stage":"done")";

@@ -2,15 +2,26 @@
 // Probes: the only code that reads the machine. Each fills one part of Facts and
 // records how it knew and what failed (Facts::notes); none decides what is wrong.
 #include <chrono>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "binary/file_scan.hpp"
 #include "facts/facts.hpp"
 #include "util/root.hpp"
 
 namespace cd {
+
+// check's question of the binaries: the scan reads each container only until the local GPUs'
+// verdict is settled (binary/file_scan ReadFocus). `ask` turns the driver child's first answer
+// (the GPUs, the driver) into that question, or into nothing (then everything is read).
+struct ScanFocus {
+  bin::ReadFocus focus;
+  std::function<std::optional<bin::ReadFocus::Question>(const DriverFacts&)> ask;
+};
 
 struct ProbeOptions {
   Root root;                                // --root
@@ -29,6 +40,7 @@ struct ProbeOptions {
   // environment's packages nor which copy each framework resolves (most of its time otherwise).
   bool python_packages = true;              // read every site-packages' dist-info
   bool libs_consumers = true;               // emulate each framework's import (facts.libs.resolutions)
+  std::shared_ptr<ScanFocus> scan_focus;    // check: read binaries only as far as its verdicts need
 
   const std::string* getenv(const std::string& name) const {
     auto it = env.find(name);

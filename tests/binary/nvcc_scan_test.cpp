@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "binary/scan.hpp"
+#include "binary/verdict.hpp"
+#include "kb/arch.hpp"
+#include "kb/kb.hpp"
 #include "binary/nvcc_fixtures.hpp"
 
 using namespace cd;
@@ -111,6 +114,52 @@ TEST(NvccScan, ExecutableAndSharedLibrary) {
   BinaryScan l = scan_binary(so, false);
   EXPECT_EQ(l.format, "shared library");
   EXPECT_EQ(archs(l), (std::set<std::string>{"sm_75"}));
+}
+
+// check reads a container only until its verdict for the local GPUs is settled (ReadFocus):
+// the verdicts are the ones a full read gives, with fewer entries read.
+TEST(NvccScan, CheckReadsAContainerOnlyUntilTheGpusSassIsFound) {
+  NEED_NVCC();
+  std::string so = fx::shared("libk4", "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90 "
+                                       "-gencode arch=compute_100,code=sm_100 -gencode arch=compute_100,code=compute_100");
+  const ArchRules& rules = arch_rules(Kb::get());
+  DriverTarget driver{13000, "580.159.04"};
+  auto scan_for = [&](const std::vector<GpuTarget>& gpus, bool asked) {
+    bin::ReadFocus focus;
+    if (asked) focus.set({{}, native_on_all(gpus, driver, rules)});
+    ScanOptions o;
+    o.focus = &focus;
+    auto found = scan_paths({so}, o);
+    return found.size() == 1 ? found[0] : BinaryScan{};
+  };
+  BinaryScan full = scan_binary(so, false);
+  ASSERT_EQ(archs(full), (std::set<std::string>{"sm_75", "sm_90", "sm_100", "compute_100"}));
+  EXPECT_EQ(full.containers_cut, 0);
+
+  // An H200: SASS sm_90 settles it; the entries after it are not read.
+  std::vector<GpuTarget> h200{{90, "NVIDIA H200"}};
+  BinaryScan cut = scan_for(h200, true);
+  EXPECT_EQ(cut.containers, full.containers);
+  EXPECT_EQ(cut.containers_cut, full.containers);
+  EXPECT_TRUE(archs(cut).count("sm_90"));
+  EXPECT_LT(archs(cut).size(), archs(full).size()) << "read beyond sm_90";
+  EXPECT_EQ(judge_binary(cut, h200[0], driver, rules).verdict, judge_binary(full, h200[0], driver, rules).verdict);
+
+  // A GPU nothing here runs natively (sm_120: only PTX JIT) settles nothing: all is read.
+  std::vector<GpuTarget> b{{120, ""}};
+  BinaryScan all = scan_for(b, true);
+  EXPECT_EQ(all.containers_cut, 0);
+  EXPECT_EQ(archs(all), archs(full));
+  EXPECT_EQ(judge_binary(all, b[0], driver, rules).verdict, Verdict::jit);
+
+  // Both GPUs in one machine: the walk stops only where both are served (never, here).
+  std::vector<GpuTarget> both{{90, ""}, {120, ""}};
+  EXPECT_EQ(scan_for(both, true).containers_cut, 0);
+
+  // The question not asked yet (the driver child has not answered): everything is read.
+  BinaryScan early = scan_for(h200, false);
+  EXPECT_EQ(early.containers_cut, 0);
+  EXPECT_EQ(archs(early), archs(full));
 }
 
 TEST(NvccScan, BareCubinFatbinAndPtxFiles) {

@@ -144,6 +144,15 @@ TEST(Prefetch, HostileWrapperTablesStayBounded) {
   }
   Prefetch p = prefetch_containers(Bytes(section.data(), section.size()), {0}, 2, false);
   EXPECT_EQ(p.headers, 4097u);  // the container header and 4096 entries
+
+  // Where the walk will stop (check's question settled after 3 entries), the read-ahead stops too.
+  Enough after_three = [](const std::vector<FatbinEntry>& seen) { return seen.size() == 3; };
+  Prefetch cut = prefetch_containers(Bytes(section.data(), section.size()), {0}, 2, false, &after_three);
+  EXPECT_EQ(cut.headers, 4u);  // the container header and 3 entries
+  FatbinParse parse = parse_fatbin(Bytes(section.data(), section.size()), 0, kMaxParseNotes, &after_three);
+  ASSERT_EQ(parse.containers.size(), 1u);
+  EXPECT_EQ(parse.containers[0].entries.size(), 3u);
+  EXPECT_TRUE(parse.containers[0].cut);
 }
 
 }  // namespace

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Issue 19: what a cold `check` asks of the disk, and what the disk can give (device machine, root).
+#   OUT=dir bash bench/cold_io.sh BINARY [BINARY…]
+# Writes under $OUT:
+#   disk.txt    the block device under site-packages: queue settings; random 4 KiB reads per second
+#               and their latency at queue depths 1..256 with a cold cache (Python threads, pread,
+#               POSIX_FADV_RANDOM), and 128 KiB reads for the bandwidth
+#   pages.txt   bench/fatbin_reads.py: the distinct pages every fatbin header of the Python
+#               environments lies on (what a full scan must read), and with each container's walk
+#               stopped at the first sm_90 SASS
+#   check.txt   per binary, 3 cold `check` runs: wall time and the block device's own counters
+#               (/sys/block/DEV/stat: reads issued, merged, KiB, ms busy) around each run, then a trace
+set -uo pipefail
+out=${OUT:-/tmp/cold_io}; mkdir -p "$out"
+here=$(cd "$(dirname "$0")" && pwd)
+py=$(command -v python3)
+cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+cold || { echo "cold_io.sh: cannot drop caches (needs root)" | tee "$out/check.txt"; exit 1; }
+
+sites=$(find /opt /usr/local/lib /usr/lib/python3* -maxdepth 6 -type d \( -name site-packages -o -name dist-packages \) 2>/dev/null | sort -u)
+big=$(find $sites -name 'libtorch_cuda.so' 2>/dev/null | head -1)
+[ -n "$big" ] || big=$(find $sites /usr/local/cuda/ -name '*.so*' -size +100M 2>/dev/null | head -1)
+dev=$(df --output=source "$big" | tail -1); base=$(basename "$(readlink -f "$dev")")
+blk=$base; [ -e "/sys/block/$blk" ] || blk=$(basename "$(readlink -f "/sys/class/block/$base/.." 2>/dev/null)")
+# An overlay (container root): the busiest real disk.
+[ -e "/sys/block/$blk/stat" ] || blk=$(for b in /sys/block/*; do case ${b##*/} in loop*|ram*|zram*) continue;; esac
+  echo "$(awk '{print $3}' "$b/stat") ${b##*/}"; done | sort -n | tail -1 | cut -d' ' -f2)
+{
+  echo "site-packages: $sites"; echo "file: $big on $dev (block device $blk)"
+  for f in read_ahead_kb nr_requests rotational scheduler max_sectors_kb logical_block_size; do
+    echo "$f: $(cat /sys/block/$blk/queue/$f 2>/dev/null)"; done
+  "$py" - "$big" <<'PY'
+import os, random, sys, threading, time
+path = sys.argv[1]
+size = os.path.getsize(path)
+def cold():
+    os.system("sync; echo 3 > /proc/sys/vm/drop_caches")
+def run(qd, n, block, seed):
+    cold()
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    rnd = random.Random(seed)
+    offs = [rnd.randrange(0, size - block) // 4096 * 4096 for _ in range(n)]
+    lat, lock, it = [], threading.Lock(), iter(offs)
+    def worker():
+        while True:
+            with lock:
+                o = next(it, None)
+            if o is None:
+                return
+            t = time.perf_counter(); os.pread(fd, block, o); d = time.perf_counter() - t
+            with lock:
+                lat.append(d)
+    t0 = time.perf_counter()
+    ts = [threading.Thread(target=worker) for _ in range(qd)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    wall = time.perf_counter() - t0
+    os.close(fd)
+    lat.sort()
+    print(f"{block >> 10:4} KiB reads, {qd:3} in flight: {n / wall:8.0f} reads/s  {n * block / wall / 2**20:7.1f} MiB/s"
+          f"  latency median {lat[len(lat) // 2] * 1e3:.2f} ms, p90 {lat[len(lat) * 9 // 10] * 1e3:.2f} ms")
+for qd, n in ((1, 300), (4, 800), (16, 2000), (64, 4000), (256, 8000)):
+    run(qd, n, 4096, qd)
+for qd, n in ((1, 100), (16, 800), (64, 1600)):
+    run(qd, n, 131072, 1000 + qd)
+PY
+} >"$out/disk.txt" 2>&1
+
+cold
+"$py" "$here/fatbin_reads.py" 90 ${sites:-/usr/local/cuda/} >"$out/pages.txt" 2>&1
+
+stat_of() { awk '{print $1, $2, $3, $4, $11}' "/sys/block/$blk/stat"; }  # reads, merged, sectors, ms reading, in-flight ms
+{
+  for doctor in "$@"; do
+    doctor=$(readlink -f "$doctor")
+    echo "== $doctor"
+    for i in 1 2 3; do
+      cold; read -r r0 m0 s0 ms0 b0 < <(stat_of)
+      t0=$(date +%s.%N); "$doctor" check >/dev/null 2>&1; t1=$(date +%s.%N)
+      read -r r1 m1 s1 ms1 b1 < <(stat_of)
+      awk -v a="$t0" -v b="$t1" -v r=$((r1 - r0)) -v m=$((m1 - m0)) -v s=$((s1 - s0)) -v ms=$((ms1 - ms0)) -v bz=$((b1 - b0)) \
+        'BEGIN {printf "cold check %.3f s: %d reads (+%d merged), %d KiB, %.1f KiB/read, %d ms summed read time, %d ms busy\n", b - a, r, m, s / 2, s / 2 / (r ? r : 1), ms, bz}'
+    done
+    cold; rm -f "$out/t.tmp"; CUDA_DOCTOR_TRACE="$out/t.tmp" "$doctor" check >/dev/null 2>&1
+    echo "-- trace (cold)"; cat "$out/t.tmp"; rm -f "$out/t.tmp"
+  done
+} >"$out/check.txt" 2>&1
+cat "$out/disk.txt" "$out/check.txt" | grep -v '^\[' | head -60
