@@ -5,7 +5,7 @@
 #   disk.txt    the block device under site-packages: queue settings; random 4 KiB reads per second
 #               and their latency at queue depths 1..256 with a cold cache (Python threads, pread,
 #               POSIX_FADV_RANDOM), and 128 KiB reads for the bandwidth
-#   pages.txt   bench/fatbin_reads.py: the distinct pages every fatbin header of the Python
+#   pages.txt   (after the checks, warm) bench/fatbin_reads.py: the distinct pages every fatbin header of the Python
 #               environments lies on (what a full scan must read), and with each container's walk
 #               stopped at the first sm_90 SASS
 #   check.txt   per binary, 3 cold `check` runs: wall time and the block device's own counters
@@ -67,8 +67,6 @@ for qd, n in ((1, 100), (16, 800), (64, 1600)):
 PY
 } >"$out/disk.txt" 2>&1
 
-cold
-"$py" "$here/fatbin_reads.py" 90 ${sites:-/usr/local/cuda/} >"$out/pages.txt" 2>&1
 
 stat_of() { awk '{print $1, $2, $3, $4, $11}' "/sys/block/$blk/stat"; }  # reads, merged, sectors, ms reading, in-flight ms
 {
@@ -86,4 +84,9 @@ stat_of() { awk '{print $1, $2, $3, $4, $11}' "/sys/block/$blk/stat"; }  # reads
     echo "-- trace (cold)"; cat "$out/t.tmp"; rm -f "$out/t.tmp"
   done
 } >"$out/check.txt" 2>&1
+
+# Warm: the last binary's check has just read the headers (a cold walk here would take minutes,
+# one fault at a time under Python's lock).
+"$doctor" check >/dev/null 2>&1
+"$py" "$here/fatbin_reads.py" 90 ${sites:-/usr/local/cuda/} >"$out/pages.txt" 2>&1
 cat "$out/disk.txt" "$out/check.txt" | grep -v '^\[' | head -60

@@ -15,6 +15,7 @@ set -euo pipefail
 
 doctor=$(realpath "${1:-build/cuda-doctor}")
 out=${OUT:-/tmp}
+mkdir -p "$out"
 idle_n=${IDLE_N:-500}
 switch_n=${SWITCH_N:-50}
 for tool in hyperfine direnv python3; do command -v "$tool" >/dev/null || { echo "shell_init.sh: needs $tool" >&2; exit 1; }; done
