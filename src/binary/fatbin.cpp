@@ -126,7 +126,7 @@ std::string entry_arch_name(const FatbinEntry& e) {
   return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
 }
 
-FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough* enough) {
+FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough* enough, bool first_enough) {
   FatbinParse out;
   Notes notes(out, max_notes);
   // Containers sit at 8-byte aligned file offsets; a section may start unaligned (.ldata).
@@ -167,8 +167,13 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough*
     c.size = end - p;
     if (begin == end) notes.add(p, "container without entries");
     read_entries(b, begin, end, c, notes, enough);
+    bool answered = first_enough && enough && !c.entries.empty() && (*enough)(c.entries);
     if (!c.entries.empty()) out.containers.push_back(std::move(c));
     p = end;  // > p: header_size >= 16
+    if (answered && fits(b.size(), p, kContainerHeader)) {
+      out.stopped = true;
+      break;
+    }
   }
   return out;
 }

@@ -64,6 +64,7 @@ struct FatbinParse {
   std::vector<FatbinContainer> containers;  // each with at least one entry
   std::vector<ParseNote> notes;             // at most the `max_notes` asked for
   uint64_t notes_dropped = 0;               // problems met beyond that
+  bool stopped = false;                     // `first_enough`: the walk ended at a container that answered
 };
 
 // Notes kept by one parse unless told otherwise: a hostile file can hold a bad header at
@@ -77,9 +78,11 @@ inline constexpr size_t kMaxParseNotes = 16;
 // container without entries is a note, not a container (memory stays proportional to
 // the entries found, whatever the input).
 // `base` is the file offset of bytes[0]: the magic is looked for at 8-byte aligned file offsets.
-// With `enough`, each container's walk stops at the first entry after which it returns true.
+// With `enough`, each container's walk stops at the first entry after which it returns true;
+// with `first_enough` too, the whole walk stops after that container (a library's own kernel
+// table: one container that serves the GPUs is all its verdict needs, binary/verdict).
 FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMaxParseNotes,
-                         const Enough* enough = nullptr);
+                         const Enough* enough = nullptr, bool first_enough = false);
 
 // The entry header at `at` (at least 64 bytes must fit in `bytes`), fields as stored.
 FatbinEntry read_entry_header(Bytes bytes, uint64_t at);

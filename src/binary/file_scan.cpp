@@ -92,7 +92,7 @@ class Scanner {
 
   // The line that stands for the notes beyond the limits.
   void finish(const ReadFocus* focus) {
-    if (out_.containers_cut > 0)
+    if (out_.containers_cut > 0 || out_.table_cut)
       if (auto q = focus->get()) out_.cut_for = q->sms;
     if (dropped_ > 0)
       out_.notes.push_back(fmt::format("{} more problems in {} not shown (at most {} notes per file, {} per run)",
@@ -226,7 +226,10 @@ class Scanner {
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
   void region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
     size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
-    FatbinParse parse = parse_fatbin(b, align_base, room, dispatch_table ? nullptr : enough());
+    // A kernel table the library dispatches itself serves a GPU through any one container (judge_binary):
+    // the first that serves every GPU ends its walk.
+    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table);
+    out_.table_cut |= parse.stopped;
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
     out_.problems += parse.notes_dropped;
     dropped_ += parse.notes_dropped;

@@ -37,6 +37,7 @@ BinaryScan summarize(const std::string& path, bin::FileScan raw) {
   out.notes = std::move(raw.notes);
   out.problems = static_cast<int>(std::min<uint64_t>(raw.problems, INT32_MAX));
   out.containers_cut = static_cast<int>(std::min<uint64_t>(raw.containers_cut, INT32_MAX));
+  out.dispatch_cut = raw.table_cut;
   out.cut_for = std::move(raw.cut_for);
   std::map<ImageKey, int> image_index, dispatch_index;
   std::map<std::vector<int>, int> group_index;
@@ -94,6 +95,11 @@ bool candidate_name(std::string_view name, bool executable) {
   return executable && name.find('.') == std::string_view::npos;
 }
 
+bool loadable_name(std::string_view name, bool executable) {
+  if (name.ends_with(".so") || contains(name, ".so.")) return true;
+  return executable && name.find('.') == std::string_view::npos;
+}
+
 std::string package_of(const std::string& path) {
   auto parts = split(path, '/');
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -127,7 +133,7 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
     }
   }
   WalkOptions wo;
-  wo.want = candidate_name;
+  wo.want = opts.loadable_only ? loadable_name : candidate_name;
   wo.root = opts.root;
   WalkResult walked = walk_files(walkable, wo);
   if (trace_enabled()) trace(fmt::format("scan: walked, {} candidate files", walked.files.size()));

@@ -34,6 +34,9 @@ struct ScanOptions {
   Root root;
   // check: read each container only until the local GPUs' answer is settled (binary/file_scan).
   const bin::ReadFocus* focus = nullptr;
+  // Only what the loader maps (loadable_name): objects, archives and standalone cubin/fatbin/PTX
+  // files are data a program loads explicitly, not kernels the environment's frameworks run.
+  bool loadable_only = false;
 };
 
 struct ScanStats {
@@ -53,6 +56,8 @@ BinaryScan summarize(const std::string& path, bin::FileScan raw);
 // Whether a name met while walking a directory may be a binary worth opening
 // (.so, .so.N, .o, .a, .cubin, .fatbin, .ptx, executables).
 bool candidate_name(std::string_view name, bool executable);
+// The subset the dynamic loader maps: .so, .so.N, executables without an extension.
+bool loadable_name(std::string_view name, bool executable);
 // "torch", "nvidia/cublas", "CUDA toolkit /usr/local/cuda-13.0", "" from a path.
 std::string package_of(const std::string& path);
 

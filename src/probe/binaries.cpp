@@ -22,11 +22,12 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
   ScanOptions so;
   so.root = opts.root;
   if (opts.scan_focus) so.focus = &opts.scan_focus->focus;
+  so.loadable_only = true;  // the rest is dropped below: not even opened (a cold archive is a chain of reads)
   std::vector<BinaryScan> found = scan_paths(dirs, so, &stats);
   int cut = 0, cut_files = 0;
   std::vector<int> cut_for;
   for (auto& b : found) {
-    if (b.containers_cut > 0) {
+    if (b.containers_cut > 0 || b.dispatch_cut) {
       cut += b.containers_cut;
       ++cut_files;
       cut_for = b.cut_for;
@@ -44,9 +45,10 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
   if (cut > 0) {
     std::vector<std::string> names;
     for (int sm : cut_for) names.push_back(fmt::format("sm_{}", sm));
-    facts.notes.push_back({"binaries", fmt::format("{} containers in {} files were read only up to their SASS for {} (what "
-                                                   "this GPU runs; `cuda-doctor scan` reads every architecture)",
-                                                   cut, cut_files, join(names, ", "))});
+    facts.notes.push_back({"binaries", fmt::format("{} files were read only as far as their verdicts for {} need: {} "
+                                                   "containers up to their SASS for it (`cuda-doctor scan` reads every "
+                                                   "architecture)",
+                                                   cut_files, join(names, ", "), cut)});
   }
 }
 

@@ -1,5 +1,7 @@
 // Real fixtures built by the local nvcc 13.0: the scan must find exactly the
 // architectures, kinds and compressions the test asked nvcc for.
+#include <unistd.h>
+
 #include <set>
 #include <string>
 #include <vector>
@@ -160,6 +162,51 @@ TEST(NvccScan, CheckReadsAContainerOnlyUntilTheGpusSassIsFound) {
   BinaryScan early = scan_for(h200, false);
   EXPECT_EQ(early.containers_cut, 0);
   EXPECT_EQ(archs(early), archs(full));
+}
+
+// cuFFT keeps its kernels in its own table in .ldata (23,983 containers in 13.0's, sm_90 SASS
+// first at container 10,899): any container there that serves the GPU settles the library's
+// verdict, so check's walk of the table stops at it. The real library of this machine's toolkit.
+TEST(NvccScan, CheckStopsALibrarysOwnKernelTableAtTheFirstContainerForTheGpu) {
+  const std::string cufft = "/usr/local/cuda/lib64/libcufft.so.12";
+  if (access(cufft.c_str(), R_OK) != 0) GTEST_SKIP() << "no " << cufft;
+  const ArchRules& rules = arch_rules(Kb::get());
+  DriverTarget driver{13000, "580.159.04"};
+  GpuTarget h200{90, "NVIDIA H200"};
+  bin::ReadFocus focus;
+  focus.set({{90}, native_on_all({h200}, driver, rules)});
+  ScanOptions o;
+  o.focus = &focus;
+  auto found = scan_paths({cufft}, o);
+  ASSERT_EQ(found.size(), 1u);
+  BinaryScan full = scan_binary(cufft, false);
+  ASSERT_GT(full.dispatch_containers, 1000) << "cuFFT's table moved: this test needs another library";
+  EXPECT_FALSE(full.dispatch_cut);
+  EXPECT_TRUE(found[0].dispatch_cut);
+  EXPECT_LT(found[0].dispatch_containers, full.dispatch_containers);
+  EXPECT_EQ(found[0].cut_for, std::vector<int>{90});
+  EXPECT_EQ(judge_binary(found[0], h200, driver, rules).verdict, judge_binary(full, h200, driver, rules).verdict);
+  EXPECT_EQ(judge_binary(found[0], h200, driver, rules).verdict, Verdict::native);
+}
+
+// check opens only what the loader maps: objects and archives are never read.
+TEST(NvccScan, LoadableOnlySkipsObjectsAndArchives) {
+  NEED_NVCC();
+  std::string so = fx::shared("libk75", "-gencode arch=compute_75,code=sm_75");
+  std::string o = fx::object("plain89", "-gencode arch=compute_89,code=sm_89");
+  ScanOptions all, loadable;
+  loadable.loadable_only = true;
+  std::string dir = fx::dir();
+  auto names = [](const std::vector<BinaryScan>& v) {
+    std::set<std::string> out;
+    for (const auto& b : v) out.insert(b.path.substr(b.path.rfind('/') + 1));
+    return out;
+  };
+  auto every = names(scan_paths({dir}, all)), some = names(scan_paths({dir}, loadable));
+  EXPECT_TRUE(every.count("plain89") || every.count("plain89.o")) << "the object is a candidate for scan";
+  EXPECT_TRUE(some.count("libk75") || some.count("libk75.so"));
+  for (const auto& n : some) EXPECT_TRUE(loadable_name(n, true)) << n;
+  EXPECT_LT(some.size(), every.size());
 }
 
 TEST(NvccScan, BareCubinFatbinAndPtxFiles) {
