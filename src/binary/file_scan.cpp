@@ -196,16 +196,29 @@ class Scanner {
     const Section* segment = nullptr;
     for (const auto& s : sections)
       if (s.name == ".nvFatBinSegment") segment = &s;
-    for (const auto& [sh, sname] : sections) {
-      if (!fatbin_section(sname)) continue;
-      // A linked binary keeps its -rdc inputs in __nv_relfatbin, but the runtime loads the
-      // device-linked image in .nv_fatbin (cuobjdump lists only that one too).
-      if (eh.e_type != ET_REL && sname == "__nv_relfatbin") continue;
-      Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
-      if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
-      else if (fd_ >= 0) advise(section, MADV_NORMAL);  // an unregistered walk: the chain alone, read-around helps
-      region(section, base + sh.sh_offset, sh.sh_offset, sname[1] == 'l');
-    }
+    // The modules first, then the large-model sections a library may keep its own kernel table in
+    // (cuFFT's .ldata): a table only adds "some container serves this GPU" to the verdict, so once a
+    // module serves every local GPU natively check need not search those sections (cuBLASLt's hold
+    // 106 MiB and no container).
+    bool served = false;
+    for (bool tables : {false, true})
+      for (const auto& [sh, sname] : sections) {
+        if (!fatbin_section(sname) || (sname[1] == 'l') != tables) continue;
+        // A linked binary keeps its -rdc inputs in __nv_relfatbin, but the runtime loads the
+        // device-linked image in .nv_fatbin (cuobjdump lists only that one too).
+        if (eh.e_type != ET_REL && sname == "__nv_relfatbin") continue;
+        if (tables && served) {
+          out_.table_cut = true;
+          continue;
+        }
+        Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
+        if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
+        else if (fd_ >= 0) advise(section, MADV_NORMAL);  // an unregistered walk: the chain alone, read-around helps
+        size_t before = out_.containers.size();
+        region(section, base + sh.sh_offset, sh.sh_offset, tables);
+        if (const Enough* enough = this->enough(); enough && !tables)
+          for (size_t i = before; i < out_.containers.size() && !served; ++i) served = (*enough)(out_.containers[i].entries);
+      }
   }
 
   // A name in a section name table, empty when it does not fit.

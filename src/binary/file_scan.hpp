@@ -58,7 +58,9 @@ struct FileScan {
   uint64_t problems = 0;           // malformed regions met (corrupt input), noted or not
   std::string error;               // the file could not be read (permissions, not a regular file)
   uint64_t containers_cut = 0;     // containers whose entries were read only until ReadFocus was answered
-  bool table_cut = false;          // a library's own kernel table read only until a container answered it
+  // A library's own kernel table read only until a container answered ReadFocus, or not searched
+  // for: a module had answered it already.
+  bool table_cut = false;
   std::vector<int> cut_for;        // the GPUs that answer was about
 };
 

@@ -55,7 +55,8 @@ struct BinaryScan {
   // check reads a container's entries only until SASS that runs natively on every local GPU
   // (cut_for) is found: images after it are not in `images`/`groups` (`scan` reads them all).
   int containers_cut = 0;
-  bool dispatch_cut = false;  // its own kernel table read only until a container served those GPUs
+  bool dispatch_cut = false;  // its own kernel table read only until a container served those GPUs (or not at all:
+                              // a module served them already)
   std::vector<int> cut_for;
 };
 CD_JSON(BinaryScan, path, package, format, file_size, error, notes, problems, containers, images, groups,

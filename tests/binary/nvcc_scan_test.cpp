@@ -187,6 +187,19 @@ TEST(NvccScan, CheckStopsALibrarysOwnKernelTableAtTheFirstContainerForTheGpu) {
   EXPECT_EQ(found[0].cut_for, std::vector<int>{90});
   EXPECT_EQ(judge_binary(found[0], h200, driver, rules).verdict, judge_binary(full, h200, driver, rules).verdict);
   EXPECT_EQ(judge_binary(found[0], h200, driver, rules).verdict, Verdict::native);
+
+  // cuBLASLt's modules serve sm_90 natively: its 106 MiB of .ldata/.lrodata (no container in them)
+  // is not searched at all, and its verdict is the full read's.
+  const std::string lt = "/usr/local/cuda/lib64/libcublasLt.so.13";
+  if (access(lt.c_str(), R_OK) != 0) return;
+  auto lt_found = scan_paths({lt}, o);
+  ASSERT_EQ(lt_found.size(), 1u);
+  BinaryScan lt_full = scan_binary(lt, false);
+  EXPECT_TRUE(lt_found[0].dispatch_cut);
+  EXPECT_EQ(lt_found[0].dispatch_containers, lt_full.dispatch_containers);
+  EXPECT_EQ(lt_found[0].containers, lt_full.containers);
+  EXPECT_EQ(judge_binary(lt_found[0], h200, driver, rules).verdict, judge_binary(lt_full, h200, driver, rules).verdict);
+  EXPECT_EQ(judge_binary(lt_found[0], h200, driver, rules).detail, judge_binary(lt_full, h200, driver, rules).detail);
 }
 
 // check opens only what the loader maps: objects and archives are never read.
