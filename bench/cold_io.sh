@@ -8,7 +8,7 @@
 #   pages.txt   (after the checks, warm) bench/fatbin_reads.py: the distinct pages every fatbin header of the Python
 #               environments lies on (what a full scan must read), and with each container's walk
 #               stopped at the first sm_90 SASS
-#   check.txt   per binary, 3 cold `check` runs: wall time and the block device's own counters
+#   check.txt   per binary, RUNS (default 3) cold `check` runs: wall time and the block device's own counters
 #               (/sys/block/DEV/stat: reads issued, merged, KiB, ms busy) around each run, then a trace
 set -uo pipefail
 out=${OUT:-/tmp/cold_io}; mkdir -p "$out"
@@ -73,7 +73,7 @@ stat_of() { awk '{print $1, $2, $3, $4, $11}' "/sys/block/$blk/stat"; }  # reads
   for doctor in "$@"; do
     doctor=$(readlink -f "$doctor")
     echo "== $doctor"
-    for i in 1 2 3; do
+    for i in $(seq "${RUNS:-3}"); do
       cold; read -r r0 m0 s0 ms0 b0 < <(stat_of)
       t0=$(date +%s.%N); "$doctor" check >/dev/null 2>&1; t1=$(date +%s.%N)
       read -r r1 m1 s1 ms1 b1 < <(stat_of)
