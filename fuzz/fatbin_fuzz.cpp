@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "binary/budget.hpp"
 #include "binary/file_scan.hpp"
@@ -74,5 +75,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cd::bin::FatbinParse p = cd::bin::parse_fatbin(bytes, 0);
   check(p.notes.size() <= cd::bin::kMaxParseNotes, "notes per parse");
   for (const auto& c : p.containers) check(!c.entries.empty(), "a container without entries kept");
+
+  // check's partial reads (ReadFocus): stopping at sm_90 SASS reads a prefix of what the full
+  // walk reads, container by container, and the read-ahead never reads more than without it.
+  cd::bin::Enough at_sm90 = [](const std::vector<cd::bin::FatbinEntry>& seen) {
+    return seen.back().kind == cd::bin::EntryKind::sass && seen.back().arch == 90;
+  };
+  for (bool whole_table : {false, true}) {
+    cd::bin::FatbinParse cut = cd::bin::parse_fatbin(bytes, 0, cd::bin::kMaxParseNotes, &at_sm90, whole_table);
+    check(cut.containers.size() <= p.containers.size(), "more containers when reading less");
+    for (size_t i = 0; i < cut.containers.size(); ++i) {
+      const auto &a = cut.containers[i], &b = p.containers[i];
+      check(a.offset == b.offset && a.entries.size() <= b.entries.size(), "a partial walk strayed");
+      for (size_t k = 0; k < a.entries.size(); ++k) check(a.entries[k].offset == b.entries[k].offset, "entries differ");
+    }
+  }
+  check(cd::bin::prefetch_containers(bytes, offsets, 2, false, &at_sm90).headers <= ahead.headers,
+        "the read-ahead read more when asked less");
   return 0;
 }

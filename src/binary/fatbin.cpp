@@ -91,8 +91,9 @@ bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Not
     }
     c.entries.push_back(e);
     q += e.header_size + e.payload_size;
-    if (enough && q < end && (*enough)(c.entries)) {
-      c.cut = true;
+    if (enough && (*enough)(c.entries)) {
+      c.answered = true;
+      c.cut = q < end;
       break;
     }
   }
@@ -167,10 +168,10 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough*
     c.size = end - p;
     if (begin == end) notes.add(p, "container without entries");
     read_entries(b, begin, end, c, notes, enough);
-    bool answered = first_enough && enough && !c.entries.empty() && (*enough)(c.entries);
+    bool stop = first_enough && c.answered;
     if (!c.entries.empty()) out.containers.push_back(std::move(c));
     p = end;  // > p: header_size >= 16
-    if (answered && fits(b.size(), p, kContainerHeader)) {
+    if (stop && fits(b.size(), p, kContainerHeader)) {
       out.stopped = true;
       break;
     }

@@ -46,11 +46,12 @@ struct FatbinContainer {
   uint64_t offset = 0;  // of the container header, in the scanned buffer
   uint64_t size = 0;    // header + entries
   std::vector<FatbinEntry> entries;
-  bool cut = false;     // entries after these were not read: the caller had its answer (Enough)
+  bool answered = false;  // `enough` held after these entries
+  bool cut = false;       // answered with entries left unread
 };
 
 // Whether the entries of one container read so far already answer the caller's question
-// (check asks only whether the local GPUs run it: binary/verdict's serves_natively); the
+// (check asks only whether the local GPUs run it: binary/verdict's native_on_all); the
 // rest of that container's entries are then not read: from a cold disk each is one read.
 using Enough = std::function<bool(const std::vector<FatbinEntry>&)>;
 

@@ -70,7 +70,7 @@ constexpr size_t kPrefetchThreads = 64;
 class Scanner {
  public:
   Scanner(std::string_view name, bool kernels, int fd, RunBudget& budget, FileScan& out, const ReadFocus* focus)
-      : name_(name), kernels_(kernels), fd_(fd), budget_(budget), out_(out) {
+      : name_(name), kernels_(kernels), fd_(fd), budget_(budget), out_(out), focus_(focus) {
     // Asked per entry: the question may arrive while this file is read.
     if (focus)
       enough_ = [focus](const std::vector<FatbinEntry>& entries) {
@@ -85,15 +85,16 @@ class Scanner {
     if (b.size() >= 16 && load<uint32_t>(b, 0) == kFatbinMagic) {
       if (fd_ >= 0) advise(b, MADV_NORMAL);  // a chain from the first byte: read-around helps
       out_.format = "fatbin";
-      return region(b, 0);
+      region(b, 0);
+      return;
     }
     if (name_.ends_with(".ptx")) return ptx_file(b);
   }
 
   // The line that stands for the notes beyond the limits.
-  void finish(const ReadFocus* focus) {
+  void finish() {
     if (out_.containers_cut > 0 || out_.table_cut)
-      if (auto q = focus->get()) out_.cut_for = q->sms;
+      if (auto q = focus_->get()) out_.cut_for = q->sms;
     if (dropped_ > 0)
       out_.notes.push_back(fmt::format("{} more problems in {} not shown (at most {} notes per file, {} per run)",
                                        dropped_, name_, budget_.limits().notes_per_file,
@@ -214,10 +215,7 @@ class Scanner {
         Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
         if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
         else if (fd_ >= 0) advise(section, MADV_NORMAL);  // an unregistered walk: the chain alone, read-around helps
-        size_t before = out_.containers.size();
-        region(section, base + sh.sh_offset, sh.sh_offset, tables);
-        if (const Enough* enough = this->enough(); enough && !tables)
-          for (size_t i = before; i < out_.containers.size() && !served; ++i) served = (*enough)(out_.containers[i].entries);
+        served |= region(section, base + sh.sh_offset, sh.sh_offset, tables) && !tables;
       }
   }
 
@@ -237,7 +235,8 @@ class Scanner {
   }
 
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
-  void region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
+  // Returns whether one of them answered ReadFocus.
+  bool region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
     size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
     // A kernel table the library dispatches itself serves a GPU through any one container (judge_binary):
     // the first that serves every GPU ends its walk.
@@ -246,12 +245,15 @@ class Scanner {
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
     out_.problems += parse.notes_dropped;
     dropped_ += parse.notes_dropped;
+    bool answered = false;
     for (auto& c : parse.containers) {
       out_.containers_cut += c.cut;
+      answered |= c.answered;
       FoundContainer fc{base + c.offset, dispatch_table, std::move(c.entries), {}};
       if (kernels_) fc.kernels = kernel_names(b, fc, base);
       out_.containers.push_back(std::move(fc));
     }
+    return answered;
   }
 
   // Kernels of a container, read from one image (all images of a container come
@@ -360,7 +362,8 @@ class Scanner {
   uint64_t dropped_ = 0;       // notes not kept
   uint64_t decompressed_ = 0;  // bytes taken from the file's budget
   bool spent_ = false;         // a decompression budget ran out
-  Enough enough_;              // empty: every entry is read
+  const ReadFocus* focus_;     // null: every entry is read
+  Enough enough_;              // asks focus_ at each entry
 };
 
 FileScan scan(Bytes bytes, std::string_view name, bool kernels, int fd, RunBudget* budget,
@@ -369,7 +372,7 @@ FileScan scan(Bytes bytes, std::string_view name, bool kernels, int fd, RunBudge
   FileScan out;
   Scanner scanner(name, kernels, fd, budget ? *budget : own, out, focus);
   scanner.any(bytes);
-  scanner.finish(focus);
+  scanner.finish();
   return out;
 }
 

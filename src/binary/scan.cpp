@@ -87,17 +87,16 @@ BinaryScan scan_binary(const std::string& path, bool kernels, bin::RunBudget* bu
   return summarize(path, bin::scan_path(path, kernels, budget));
 }
 
-bool candidate_name(std::string_view name, bool executable) {
-  for (std::string_view ext : {".so", ".o", ".a", ".cubin", ".fatbin", ".ptx"})
-    if (name.ends_with(ext)) return true;
-  if (contains(name, ".so.")) return true;  // libcublas.so.13
+bool loadable_name(std::string_view name, bool executable) {
+  if (name.ends_with(".so") || contains(name, ".so.")) return true;  // libcublas.so.13
   // Executables without an extension (not scripts with one, e.g. foo.py / foo.sh).
   return executable && name.find('.') == std::string_view::npos;
 }
 
-bool loadable_name(std::string_view name, bool executable) {
-  if (name.ends_with(".so") || contains(name, ".so.")) return true;
-  return executable && name.find('.') == std::string_view::npos;
+bool candidate_name(std::string_view name, bool executable) {
+  for (std::string_view ext : {".o", ".a", ".cubin", ".fatbin", ".ptx"})
+    if (name.ends_with(ext)) return true;
+  return loadable_name(name, executable);
 }
 
 std::string package_of(const std::string& path) {

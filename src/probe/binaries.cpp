@@ -42,7 +42,7 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
     if (loadable && (b.containers > 0 || b.dispatch_containers > 0)) facts.binaries.push_back(std::move(b));
   }
   for (const auto& e : stats.walk_errors) facts.notes.push_back({"binaries", e});
-  if (cut > 0) {
+  if (cut_files > 0) {
     std::vector<std::string> names;
     for (int sm : cut_for) names.push_back(fmt::format("sm_{}", sm));
     facts.notes.push_back({"binaries", fmt::format("{} files were read only as far as their verdicts for {} need: {} "

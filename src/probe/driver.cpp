@@ -2,6 +2,7 @@
 // driver API in a child process with a timeout, so a hung or crashing driver becomes
 // DriverFacts::query_error instead of a hung or crashed tool.
 #include <future>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,20 @@
 #include "util/trace.hpp"
 
 namespace cd {
+namespace {
+
+// The DriverFacts of one {"facts": …} line of the child; nothing for a stage line or a torn or
+// foreign one.
+std::optional<DriverFacts> facts_of(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("facts")) return {};
+  try {
+    return j["facts"].get<DriverFacts>();
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+}  // namespace
 
 ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                                std::function<void(const DriverFacts&)> on_answer) {
@@ -25,18 +40,11 @@ ProcessResult run_driver_child(const std::vector<std::string>& argv, std::chrono
           if (line.size() < (1u << 20)) line += ch;
           continue;
         }
-        if (!told) {
-          auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-          if (j.is_object() && j.contains("facts")) try {
-              auto d = j["facts"].get<DriverFacts>();
-              if (!d.gpus.empty()) {
-                told = true;
-                on_answer(d);
-              }
-            } catch (const std::exception&) {
-              // A torn or foreign line: wait for the next.
-            }
-        }
+        if (!told)
+          if (auto d = facts_of(nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false)); d && !d->gpus.empty()) {
+            told = true;
+            on_answer(*d);
+          }
         line.clear();
       }
     };
@@ -53,14 +61,10 @@ DriverFacts driver_facts_from_child(const ProcessResult& r) {
     if (!j.is_object()) continue;
     if (j.contains("stage") && j["stage"].is_string()) {
       stage = j["stage"].get<std::string>();
-    } else if (j.contains("facts")) {
-      try {
-        facts = j["facts"].get<DriverFacts>();
-        got_facts = true;
-        stage.clear();
-      } catch (const std::exception&) {
-        // A torn or foreign line: keep the previous answer.
-      }
+    } else if (auto f = facts_of(j)) {  // a torn or foreign line keeps the previous answer
+      facts = std::move(*f);
+      got_facts = true;
+      stage.clear();
     }
   }
   if (!r.started) {
