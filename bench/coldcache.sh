@@ -80,3 +80,10 @@ cold; /usr/bin/time -v "$doctor" check >/dev/null 2>"$out/time_cold.txt"
 for f in time_cold time_warm; do
   log "$f: $(grep -E 'Elapsed|Major|File system inputs' "$out/$f.txt" | sed 's/^\s*//' | paste -sd';')"
 done
+
+# Where a cold scan's time goes: per-file trace (ms, KiB, faults), the block device's counters.
+dev=$(lsblk -no pkname "$(findmnt -no source /)" 2>/dev/null | head -1); [ -n "$dev" ] || dev=$(findmnt -no source / | sed 's|/dev/||;s|[0-9]*$||')
+cold; s0=$(cat "/sys/block/$dev/stat" 2>/dev/null)
+CUDA_DOCTOR_TRACE="$out/trace_scan_cold.txt" "$doctor" scan "${dirs[@]}" >/dev/null 2>&1
+s1=$(cat "/sys/block/$dev/stat" 2>/dev/null)
+log "scan cold trace: $(sort -t' ' -k3 -n -r "$out/trace_scan_cold.txt" 2>/dev/null | wc -l) lines; block $dev reads/KiB: $(awk -v a="$s0" -v b="$s1" 'BEGIN {split(a,x," "); split(b,y," "); printf "%d reads, %d KiB", y[1]-x[1], (y[3]-x[3])/2}')"

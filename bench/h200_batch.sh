@@ -6,6 +6,7 @@
 # BUDGET=seconds (default 560) bounds the whole call. PART: explain (17) · report (issue 11) · hostile (12) · libs (15) · ps (16) · cold (19, cold page cache;
 #   OLD=binary also measures an older build) · toolkits (13) · plan (14) · watch (16) · platform (18)
 #   · coldio (19: the disk, the pages a scan needs, a cold check's reads; COLDIO_ALSO="bin…" adds builds)
+#   · ab (19: cold check and scan of several builds or settings, AB="name=binary[:VAR=value] …")
 #   · profile (where ps, use and a cold check spend their time; PROFILE_OLD=binary compares an older build)
 set -u
 doctor=$(readlink -f "${1:?usage: h200_batch.sh BINARY PART…}"); shift
@@ -42,6 +43,7 @@ for part in "$@"; do
     watch) run_part watch 200 bash "$here/watch_h200.sh" "$doctor" ;;
     platform) run_part platform 120 bash "$here/platform_h200.sh" "$doctor" ;;
     explain) run_part explain 300 bash "$here/explain_reports_h200.sh" "$doctor" ;;
+    ab) run_part ab 540 bash "$here/cold_ab.sh" ${AB:-} ;;
     coldio) run_part coldio 300 bash "$here/cold_io.sh" "$doctor" ${COLDIO_ALSO:-} ;;
     profile) run_part profile 200 bash "$here/profile_h200.sh" "$doctor" ${PROFILE_OLD:+"$(readlink -f "$PROFILE_OLD")"} ;;
     *) echo "unknown part $part" >>"$out/parts.txt" ;;

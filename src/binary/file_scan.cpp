@@ -4,7 +4,8 @@
 // window of a mapping's fault), or from a private copy for bytes in memory, so nothing
 // ever writes to the caller's mapping. Section names and fatbins are read from our own
 // read-only mapping, marked MADV_RANDOM: the scan touches scattered headers, and
-// binary/prefetch reads a library's registered containers ahead on many threads.
+// binary/prefetch reads a library's registered containers ahead on many threads; a walk
+// nothing registers is streamed ahead where it moves in small steps (binary/stream_ahead).
 // check asks less than everything (ReadFocus): once the driver child has named the GPUs, each
 // container's entries are read only until SASS that runs natively on all of them is found —
 // nothing after it changes check's verdict, and from a cold disk each entry header is a read.
@@ -30,6 +31,7 @@
 #include "binary/mapped_file.hpp"
 #include "binary/prefetch.hpp"
 #include "binary/ptx.hpp"
+#include "binary/stream_ahead.hpp"
 #include "util/trace.hpp"
 
 namespace cd::bin {
@@ -83,9 +85,8 @@ class Scanner {
     if (b.size() >= 4 && std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return elf_file(b);
     if (b.size() >= 8 && std::memcmp(b.data(), "!<arch>\n", 8) == 0) return elf_file(b);
     if (b.size() >= 16 && load<uint32_t>(b, 0) == kFatbinMagic) {
-      if (fd_ >= 0) advise(b, MADV_NORMAL);  // a chain from the first byte: read-around helps
       out_.format = "fatbin";
-      region(b, 0);
+      region(b, 0, 0, false, true);
       return;
     }
     if (name_.ends_with(".ptx")) return ptx_file(b);
@@ -213,9 +214,9 @@ class Scanner {
           continue;
         }
         Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
-        if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
-        else if (fd_ >= 0) advise(section, MADV_NORMAL);  // an unregistered walk: the chain alone, read-around helps
-        served |= region(section, base + sh.sh_offset, sh.sh_offset, tables) && !tables;
+        bool prefetched = segment && sname == ".nv_fatbin" && eh.e_type != ET_REL &&
+                          read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
+        served |= region(section, base + sh.sh_offset, sh.sh_offset, tables, !prefetched) && !tables;
       }
   }
 
@@ -227,20 +228,33 @@ class Scanner {
   }
 
   // The registered containers of a mapped library, read ahead on many threads (binary/prefetch).
-  void read_ahead(Bytes section, const GElf_Shdr& sh, Bytes segment) {
-    if (fd_ < 0) return;
+  // Returns whether it did (a walk with few registered containers is streamed instead).
+  bool read_ahead(Bytes section, const GElf_Shdr& sh, Bytes segment) {
+    if (fd_ < 0) return false;
     std::vector<uint64_t> offsets = registered_containers(segment, sh.sh_addr, sh.sh_size);
-    if (offsets.size() < kPrefetchAtLeast) return;
+    if (offsets.size() < kPrefetchAtLeast) return false;
     prefetch_containers(section, offsets, kPrefetchThreads, true, enough());
+    return true;
   }
 
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
+  // `stream`: nothing read its headers ahead, so the walk is streamed where it is dense.
   // Returns whether one of them answered ReadFocus.
-  bool region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
+  bool region(Bytes b, uint64_t base, uint64_t align_base, bool dispatch_table, bool stream) {
     size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
+    std::unique_ptr<StreamAhead> ahead;
+    Reading reading;
+    if (stream && fd_ >= 0) {
+      ahead = std::make_unique<StreamAhead>(fd_, b, base);
+      reading = [&ahead](uint64_t at) { ahead->at(at); };
+    }
     // A kernel table the library dispatches itself serves a GPU through any one container (judge_binary):
     // the first that serves every GPU ends its walk.
-    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table);
+    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table, ahead ? &reading : nullptr);
+    if (ahead) {
+      ahead->stop();
+      out_.streamed += ahead->bytes_read();
+    }
     out_.table_cut |= parse.stopped;
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
     out_.problems += parse.notes_dropped;
@@ -401,9 +415,9 @@ FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kern
   FileScan out = scan(file.bytes(), shown, kernels, file.fd(), budget, focus);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   getrusage(RUSAGE_THREAD, &after);
-  trace(fmt::format("scan file {:.1f} ms, read {} KiB, {} major faults, {} containers ({} cut), {} MiB: {}", ms,
-                    (after.ru_inblock - before.ru_inblock) / 2, after.ru_majflt - before.ru_majflt,
-                    out.containers.size(), out.containers_cut, file.bytes().size() >> 20, shown));
+  trace(fmt::format("scan file {:.1f} ms, read {} KiB, {} major faults, streamed {} KiB, {} containers ({} cut), {} MiB: {}",
+                    ms, (after.ru_inblock - before.ru_inblock) / 2, after.ru_majflt - before.ru_majflt,
+                    out.streamed >> 10, out.containers.size(), out.containers_cut, file.bytes().size() >> 20, shown));
   return out;
 }
 

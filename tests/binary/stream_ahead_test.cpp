@@ -1,0 +1,114 @@
+// binary/stream_ahead on a real file evicted from the page cache: a walk in small steps
+// gets the next pages read ahead of it; a walk in big jumps, or over pages already in
+// memory, gets no reads at all.
+#include "binary/stream_ahead.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "binary/prefetch.hpp"
+
+namespace cd::bin {
+namespace {
+
+constexpr uint64_t kSize = 64 << 20;
+constexpr uint64_t kPage = 4096;
+
+class StreamAheadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // On the build tree's disk: tmpfs keeps pages whatever posix_fadvise says.
+    path_ = std::filesystem::current_path() / ("stream_ahead_" + std::to_string(getpid()) + ".bin");
+    int w = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(w, 0);
+    std::vector<uint8_t> block(1 << 20, 0x5a);
+    for (uint64_t at = 0; at < kSize; at += block.size()) ASSERT_EQ(write(w, block.data(), block.size()), ssize_t(block.size()));
+    fsync(w);
+    close(w);
+    fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd_, 0);
+    void* p = mmap(nullptr, kSize, PROT_READ, MAP_PRIVATE, fd_, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    map_ = static_cast<const uint8_t*>(p);
+    advise(Bytes(map_, kSize), MADV_RANDOM);
+  }
+  void TearDown() override {
+    if (map_) munmap(const_cast<uint8_t*>(map_), kSize);
+    if (fd_ >= 0) close(fd_);
+    std::filesystem::remove(path_);
+  }
+  bool evict() {
+    posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
+    return resident_pages(0, kSize) == 0;
+  }
+  uint64_t resident_pages(uint64_t begin, uint64_t end) const {
+    std::vector<unsigned char> in((end - begin) / kPage);
+    if (mincore(const_cast<uint8_t*>(map_ + begin), end - begin, in.data()) != 0) return UINT64_MAX;
+    uint64_t n = 0;
+    for (unsigned char c : in) n += c & 1;
+    return n;
+  }
+  // Waits (up to 10 s) until the stream has read `bytes`.
+  static bool wait_read(const StreamAhead& s, uint64_t bytes) {
+    for (int i = 0; i < 1000 && s.bytes_read() < bytes; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return s.bytes_read() >= bytes;
+  }
+
+  std::filesystem::path path_;
+  int fd_ = -1;
+  const uint8_t* map_ = nullptr;
+};
+
+TEST_F(StreamAheadTest, SmallStepsGetTheLeadReadAhead) {
+  if (!evict()) GTEST_SKIP() << "this filesystem keeps the file's pages in memory";
+  StreamAhead s(fd_, Bytes(map_, kSize), 0);
+  for (uint64_t at = 0; at <= 4 * kPage; at += kPage) s.at(at);
+  ASSERT_TRUE(wait_read(s, StreamAhead::kLead - 4 * kPage)) << s.bytes_read();
+  s.stop();
+  EXPECT_LE(s.bytes_read(), StreamAhead::kLead);  // never past the lead it was given
+  EXPECT_EQ(resident_pages(4 * kPage, 4 * kPage + StreamAhead::kLead), StreamAhead::kLead / kPage);
+  EXPECT_EQ(resident_pages(kSize - 16 * kPage, kSize), 0u);  // nothing near the end
+}
+
+TEST_F(StreamAheadTest, BigJumpsReadNothing) {
+  if (!evict()) GTEST_SKIP() << "this filesystem keeps the file's pages in memory";
+  StreamAhead s(fd_, Bytes(map_, kSize), 0);
+  for (uint64_t at = 0; at < kSize; at += 2 * StreamAhead::kDenseStep) s.at(at);
+  s.stop();
+  EXPECT_EQ(s.bytes_read(), 0u);
+  EXPECT_EQ(resident_pages(0, kSize), 0u);
+}
+
+TEST_F(StreamAheadTest, PagesInMemoryAreNotReadAgain) {
+  std::vector<uint8_t> buffer(kSize);
+  ASSERT_EQ(pread(fd_, buffer.data(), kSize, 0), ssize_t(kSize));  // warm
+  StreamAhead s(fd_, Bytes(map_, kSize), 0);
+  for (uint64_t at = 0; at < 64 * kPage; at += kPage) s.at(at);
+  s.stop();
+  EXPECT_EQ(s.bytes_read(), 0u);
+}
+
+TEST_F(StreamAheadTest, FollowsTheWalkAfterAJump) {
+  if (!evict()) GTEST_SKIP() << "this filesystem keeps the file's pages in memory";
+  StreamAhead s(fd_, Bytes(map_, kSize), 0);
+  uint64_t far = 40ull << 20;
+  s.at(0);
+  s.at(far);  // a jump: no stream
+  s.at(far + kPage);
+  ASSERT_TRUE(wait_read(s, StreamAhead::kLead - StreamAhead::kChunk)) << s.bytes_read();
+  s.stop();
+  EXPECT_EQ(resident_pages(kPage, far - StreamAhead::kChunk), 0u);  // what it jumped over stays unread
+  EXPECT_GE(resident_pages(far + kPage, far + kPage + StreamAhead::kLead), (StreamAhead::kLead - StreamAhead::kChunk) / kPage);
+}
+
+}  // namespace
+}  // namespace cd::bin
