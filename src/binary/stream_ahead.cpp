@@ -51,21 +51,21 @@ void StreamAhead::at(uint64_t offset) {
   bool dense = last_ != UINT64_MAX && offset >= last_ && offset - last_ <= kDenseStep;
   last_ = offset;
   if (!dense) return;
+  uint64_t want = std::min<uint64_t>(region_.size(), offset + kLead);
+  if (threads_.empty()) {
+    // Warm: a lead found in memory is looked at again only once the walk is past it (a file
+    // that an earlier run read in part gets its threads where the cold part begins).
+    if (offset < checked_) return;
+    checked_ = want;
+    if (resident(offset, want)) return;
+  }
   {
     std::lock_guard lock(mutex_);
-    if (stop_) return;
-    uint64_t want = std::min<uint64_t>(region_.size(), offset + kLead);
-    if (want <= want_ && next_ >= offset) return;  // already asked for
+    if (stop_ || (want <= want_ && next_ >= offset)) return;  // stopped, or asked for already
     next_ = std::max(next_, offset & ~(page_size() - 1));  // what the walk jumped over is not read
     want_ = std::max(want_, want);
-    if (threads_.empty()) {
-      // Warm: the first lead is in memory already, and so most likely is the rest.
-      if (resident(offset, want_)) {
-        fd_ = -1;
-        return;
-      }
+    if (threads_.empty())
       for (size_t i = 0; i < stream_threads(); ++i) threads_.emplace_back([this] { work(); });
-    }
   }
   wake_.notify_all();
 }

@@ -12,7 +12,7 @@
 // steps — headers under 256 KiB apart, or a search page by page — a few threads keep the next
 // 8 MiB in flight with 1 MiB preads into the page cache; where it jumps, they stop and the
 // walk's own 4 KiB faults do. Pages already in memory (mincore) are not read again, so a warm
-// run starts no reads at all. What is read never changes, only when it arrives.
+// run starts no thread and no read. What is read never changes, only when it arrives.
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -53,6 +53,7 @@ class StreamAhead {
   Bytes region_;
   uint64_t file_offset_;
   uint64_t last_ = UINT64_MAX;  // the walk's previous offset (walk thread only)
+  uint64_t checked_ = 0;        // before any thread: the lead up to here was in memory
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -60,7 +61,7 @@ class StreamAhead {
   uint64_t want_ = 0;  // read up to here
   uint64_t read_ = 0;
   bool stop_ = false;
-  std::vector<std::thread> threads_;  // started at the first dense step
+  std::vector<std::thread> threads_;  // started at the first dense step into pages not in memory
 };
 
 }  // namespace cd::bin

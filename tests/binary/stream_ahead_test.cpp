@@ -57,10 +57,12 @@ class StreamAheadTest : public ::testing::Test {
     for (unsigned char c : in) n += c & 1;
     return n;
   }
-  // Waits (up to 10 s) until the stream has read `bytes`.
-  static bool wait_read(const StreamAhead& s, uint64_t bytes) {
-    for (int i = 0; i < 1000 && s.bytes_read() < bytes; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return s.bytes_read() >= bytes;
+  // Waits (up to 10 s) until every page of [begin, end) is in memory. (Not bytes_read(): the
+  // kernel's own read-ahead behind a pread may bring a chunk in before its turn, which is then skipped.)
+  bool wait_resident(uint64_t begin, uint64_t end) const {
+    for (int i = 0; i < 1000 && resident_pages(begin, end) < (end - begin) / kPage; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return resident_pages(begin, end) == (end - begin) / kPage;
   }
 
   std::filesystem::path path_;
@@ -72,10 +74,10 @@ TEST_F(StreamAheadTest, SmallStepsGetTheLeadReadAhead) {
   if (!evict()) GTEST_SKIP() << "this filesystem keeps the file's pages in memory";
   StreamAhead s(fd_, Bytes(map_, kSize), 0);
   for (uint64_t at = 0; at <= 4 * kPage; at += kPage) s.at(at);
-  ASSERT_TRUE(wait_read(s, StreamAhead::kLead - 4 * kPage)) << s.bytes_read();
+  EXPECT_TRUE(wait_resident(4 * kPage, 4 * kPage + StreamAhead::kLead)) << s.bytes_read();
   s.stop();
+  EXPECT_GT(s.bytes_read(), 0u);
   EXPECT_LE(s.bytes_read(), StreamAhead::kLead);  // never past the lead it was given
-  EXPECT_EQ(resident_pages(4 * kPage, 4 * kPage + StreamAhead::kLead), StreamAhead::kLead / kPage);
   EXPECT_EQ(resident_pages(kSize - 16 * kPage, kSize), 0u);  // nothing near the end
 }
 
@@ -97,6 +99,22 @@ TEST_F(StreamAheadTest, PagesInMemoryAreNotReadAgain) {
   EXPECT_EQ(s.bytes_read(), 0u);
 }
 
+// A file an earlier run read in part: the walk through its warm start reads nothing, and the
+// stream starts where the cold part begins.
+TEST_F(StreamAheadTest, StartsWhereTheColdPartBegins) {
+  if (!evict()) GTEST_SKIP() << "this filesystem keeps the file's pages in memory";
+  uint64_t warm = 24ull << 20;
+  std::vector<uint8_t> buffer(warm);
+  ASSERT_EQ(pread(fd_, buffer.data(), warm, 0), ssize_t(warm));
+  StreamAhead s(fd_, Bytes(map_, kSize), 0);
+  for (uint64_t at = 0; at < warm - StreamAhead::kLead; at += kPage) s.at(at);
+  EXPECT_EQ(s.bytes_read(), 0u);  // every lead so far was in memory
+  for (uint64_t at = warm - StreamAhead::kLead; at <= warm + kPage; at += kPage) s.at(at);
+  EXPECT_TRUE(wait_resident(warm, warm + StreamAhead::kLead)) << s.bytes_read();
+  s.stop();
+  EXPECT_GT(s.bytes_read(), 0u);
+}
+
 TEST_F(StreamAheadTest, FollowsTheWalkAfterAJump) {
   if (!evict()) GTEST_SKIP() << "this filesystem keeps the file's pages in memory";
   StreamAhead s(fd_, Bytes(map_, kSize), 0);
@@ -104,10 +122,9 @@ TEST_F(StreamAheadTest, FollowsTheWalkAfterAJump) {
   s.at(0);
   s.at(far);  // a jump: no stream
   s.at(far + kPage);
-  ASSERT_TRUE(wait_read(s, StreamAhead::kLead - StreamAhead::kChunk)) << s.bytes_read();
+  EXPECT_TRUE(wait_resident(far + kPage, far + kPage + StreamAhead::kLead)) << s.bytes_read();
   s.stop();
   EXPECT_EQ(resident_pages(kPage, far - StreamAhead::kChunk), 0u);  // what it jumped over stays unread
-  EXPECT_GE(resident_pages(far + kPage, far + kPage + StreamAhead::kLead), (StreamAhead::kLead - StreamAhead::kChunk) / kPage);
 }
 
 }  // namespace
