@@ -91,9 +91,13 @@ struct LoadedLibrary {
   std::string shadowed;
   std::string shadowed_via;
   std::string shadowed_version;
+  // When the process maps it (loader's LoadTime): "startup" (the program's start, `import`),
+  // "first_call" (at the first call of the library that dlopens it), "on_demand" (only a call
+  // that needs it); "" for --pid, whose maps say what is mapped, not when.
+  std::string loads;
 };
 CD_JSON(LoadedLibrary, name, requested_by, depth, path, realpath, soname, via, detail, tried, unloaded, family, version,
-        stub, shadowed, shadowed_via, shadowed_version)
+        stub, shadowed, shadowed_via, shadowed_version, loads)
 
 struct ProcessLibs {
   std::string subject;  // "/usr/bin/app", "pid 4242 (python3)", "python /opt/torch/.venv/bin/python3"
