@@ -42,8 +42,10 @@ std::string render_libs_text(const std::vector<ProcessView>& views, const std::v
       out += fmt::format("  {:<10} {:<28} {:<11} {}{}\n", shown(l.family.empty() ? "-" : l.family), shown(l.soname.empty() ? path_basename(l.realpath) : l.soname),
                          shown(l.version.empty() ? "?" : l.version), shown(l.path), when(l));
       std::string why = how(l);
-      if (!why.empty() || !w.origin.empty())
-        out += fmt::format("  {:<10} {}{}\n", "", why.empty() ? "" : "via " + shown(why), w.origin.empty() ? "" : "  [" + shown(w.origin) + "]");
+      // --pid knows no rule (the maps say what is mapped, not why): the origin alone.
+      std::string line = why.empty() ? "" : "via " + shown(why);
+      if (!w.origin.empty()) line += (line.empty() ? "[" : "  [") + shown(w.origin) + "]";
+      if (!line.empty()) out += fmt::format("  {:<10} {}\n", "", line);
       if (!l.realpath.empty() && l.realpath != l.path) out += fmt::format("  {:<10} = {}\n", "", shown(l.realpath));
       if (!l.shadowed.empty())
         out += fmt::format("  {:<10} shadows: {} {} via {}\n", "", shown(l.shadowed), shown(l.shadowed_version.empty() ? "?" : l.shadowed_version),

@@ -138,8 +138,13 @@ TEST_F(LibsCli, PidSeesTwoCopiesMappedInALiveProcess) {
   for (int i = 0; i < 200 && !fs::exists(t / "ready"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   auto r = doctor({"libs", "--json", "--pid", std::to_string(pid)});
-  auto text = doctor({"libs", "--pid", std::to_string(pid)});
+  // Our LD_LIBRARY_PATH names both directories: their files are known copies, with an origin.
+  auto text = doctor({"libs", "--pid", std::to_string(pid)}, {{"LD_LIBRARY_PATH", t / "d12:" + t / "d13"}, {"NO_COLOR", "1"}});
   kill(pid, SIGKILL);
+  // The maps say no rule: the origin stands alone on its line, with no empty "via" before it.
+  EXPECT_NE(text.out.find("\n             [LD_LIBRARY_PATH]\n"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("               ["), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("via \n"), std::string::npos) << text.out;
   ASSERT_EQ(r.code, 2) << r.out << r.err;
   auto got = libraries(r.out);
   EXPECT_EQ(got["libcudart.so.12"], canon(t / "d12/libcudart.so.12")) << r.out;
