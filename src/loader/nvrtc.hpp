@@ -5,8 +5,8 @@
 // file says the minor it wants), with no retry under another name or directory when that
 // fails (the compile returns
 // NVRTC_ERROR_BUILTIN_OPERATION_FAILURE). So the search is an ordinary dlopen from libnvrtc:
-// the RPATHs of the objects that loaded it (torch's libtorch_cuda.so names the wheels' dirs),
-// LD_LIBRARY_PATH, ld.so.cache, the default dirs. Seen with LD_DEBUG=libs on the real CUDA
+// the RPATHs of the chain of objects that loaded it (a DT_RPATH library that needs libnvrtc
+// lends it its directories), LD_LIBRARY_PATH, ld.so.cache, the default dirs. Seen with LD_DEBUG=libs on the real CUDA
 // 13.0 libnvrtc.so.13 (tests/loader/nvrtc_test.cpp compiles with it against the emulation).
 #include <string>
 
