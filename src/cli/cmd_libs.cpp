@@ -84,7 +84,7 @@ void register_libs(CLI::App& app, GlobalOptions& g, int& rc) {
   repeatable(libs->add_option("--unset", o.unset, "What if VAR were unset"));
   repeatable(libs->add_option("--preload", o.preload, "What if LIB were in LD_PRELOAD"));
   libs->add_option("--pid", o.pid, "The CUDA libraries mapped in a running process (/proc/PID/maps)")->check(CLI::PositiveNumber);
-  libs->add_option("--python", o.python, "What `import torch` and a first convolution load in this Python's environment")
+  libs->add_option("--python", o.python, "What `import torch` loads in this Python's environment, and what cuDNN and NVRTC load later")
       ->expected(0, 1);
   libs->callback([&g, &rc, libs] {
     o.want_python = libs->count("--python") > 0;

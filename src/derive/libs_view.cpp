@@ -79,10 +79,8 @@ ProcessView derive_libs_view(const ProcessLibs& p, const Facts& facts) {
   // Only the main library of a family counts for "loaded twice" (cuDNN's sub-libraries are one cuDNN).
   for (auto& [family, files] : by_family) {
     std::vector<const LoadedLibrary*> main;
-    for (const auto* f : files) {
-      std::string base = path_basename(f->realpath);
-      if (base.rfind("lib" + family + ".so", 0) == 0 || base.rfind("lib" + family + "-", 0) == 0) main.push_back(f);
-    }
+    for (const auto* f : files)
+      if (main_library_name(family, path_basename(f->realpath))) main.push_back(f);
     if (main.size() > 1) v.twice.emplace_back(family, main);
   }
   return v;

@@ -2,6 +2,7 @@
 // Shared CUDA libraries: every copy on the machine and which one the loader picks
 // for whom (computed by loader/, an ld.so emulation; probe/libs*.cpp).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "facts/json.hpp"
@@ -53,6 +54,11 @@ struct LibraryResolution {
 CD_JSON(LibraryResolution, consumer, env, requested_by, name, soname, path, realpath, via, detail, provided_by, tried,
         missing_symbols, shadowed, shadowed_via)
 
+// A family's own library, not one of its sub-libraries or companions: "libcudnn.so.9",
+// "libcudart-1a2b3c4d.so.12" (torch's hash-renamed copy), not "libcudnn_ops.so.9" or
+// "libnvrtc-builtins.so.13.0". `name` is a soname or file name.
+bool main_library_name(std::string_view family, std::string_view name);
+
 struct LibsFacts {
   std::vector<LibraryCopy> copies;
   std::vector<LibraryResolution> resolutions;
@@ -85,9 +91,13 @@ struct LoadedLibrary {
   std::string shadowed;
   std::string shadowed_via;
   std::string shadowed_version;
+  // When the process maps it (loader's LoadTime): "startup" (the program's start, `import`),
+  // "first_call" (at the first call of the library that dlopens it), "on_demand" (only a call
+  // that needs it); "" for --pid, whose maps say what is mapped, not when.
+  std::string loads;
 };
 CD_JSON(LoadedLibrary, name, requested_by, depth, path, realpath, soname, via, detail, tried, unloaded, family, version,
-        stub, shadowed, shadowed_via, shadowed_version)
+        stub, shadowed, shadowed_via, shadowed_version, loads)
 
 struct ProcessLibs {
   std::string subject;  // "/usr/bin/app", "pid 4242 (python3)", "python /opt/torch/.venv/bin/python3"

@@ -11,6 +11,7 @@ struct LibraryFamilyRow {
   std::string name;         // "cudnn"
   std::string stem;         // after "lib" in the file name
   bool sublibs = false;     // libcudnn_ops.so.9 belongs to cudnn
+  std::vector<std::string> companions;  // other stems of the family: "nvrtc-builtins"
   std::string wheel;        // PyPI name prefix: "nvidia-cudnn"
   std::string toolkit_key;  // version.json key; "" when the toolkit does not ship it
   std::string source;

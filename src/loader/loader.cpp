@@ -13,6 +13,15 @@
 
 namespace cd {
 
+const char* load_time_name(LoadTime t) {
+  switch (t) {
+    case LoadTime::startup: return "startup";
+    case LoadTime::first_call: return "first_call";
+    case LoadTime::on_demand: return "on_demand";
+  }
+  return "?";
+}
+
 // ---------------------------------------------------------------------------
 // Configuration
 
@@ -349,6 +358,7 @@ Resolution Process::search(const std::string& name, int loader, bool ld_library_
 
 int Process::load(const std::string& name, int requester) {
   LoadRequest req{requester, name, -1, {}};
+  req.when = when_;
   int existing = find(name);
   if (existing >= 0) {
     req.object = existing;
@@ -377,6 +387,7 @@ int Process::load(const std::string& name, int requester) {
   o.soname = o.elf ? o.elf->soname : "";
   o.names = {name};
   o.loader = requester;
+  o.when = when_;
   objects_.push_back(std::move(o));
   req.object = static_cast<int>(objects_.size()) - 1;
   requests_.push_back(std::move(req));
@@ -396,8 +407,15 @@ void Process::load_dependencies(std::vector<int> first) {
   }
 }
 
-int Process::dlopen(const std::string& name, int caller) {
+int Process::dlopen(const std::string& name, int caller, LoadTime when) {
   if (caller < 0) caller = main_;
+  if (caller >= 0 && objects_[caller].when > when) when = objects_[caller].when;
+  struct Restore {
+    LoadTime& at;
+    LoadTime was;
+    ~Restore() { at = was; }
+  } restore{when_, when_};
+  when_ = when;
   size_t first_request = requests_.size();
   int idx = load(name, caller);
   if (idx == -1) return -1;

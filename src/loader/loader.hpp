@@ -89,6 +89,13 @@ class LoaderSystem {
 enum class Via { path, loaded, rpath, ld_library_path, runpath, ld_cache, default_dir, not_found, error };
 const char* via_name(Via v);  // "RPATH", "LD_LIBRARY_PATH", "ld.so.cache", …
 
+// When a process maps an object, in order: at start (the executable's DT_NEEDED closure,
+// LD_PRELOAD, what `import` loads), at a library's first call (cuDNN's shim dlopening
+// libcudnn_graph), or only when a call needs it (cuDNN's ops/cnn/adv, NVRTC's builtins at
+// the first compile). A missing library fails the start, that first call, or that call.
+enum class LoadTime { startup, first_call, on_demand };
+const char* load_time_name(LoadTime t);  // "startup", "first_call", "on_demand"
+
 struct LoadedObject {
   std::string path;      // as opened (search dir + name); $ORIGIN is its directory
   std::string realpath;
@@ -99,6 +106,7 @@ struct LoadedObject {
   // Loaded by a dlopen that then failed: ld.so unmapped it again. Kept (with its requests)
   // so a report can say what had been found; find() and later loads ignore it.
   bool unloaded = false;
+  LoadTime when = LoadTime::startup;  // of the dlopen (or start) that mapped it
 };
 
 // The answer to one search, without loading anything.
@@ -118,6 +126,7 @@ struct LoadRequest {
   // Part of a dlopen that failed further down its tree (its object, if any, is unloaded).
   bool undone = false;
   bool preload = false;  // an LD_PRELOAD entry
+  LoadTime when = LoadTime::startup;
 };
 
 // The objects one process would load, in load order (breadth-first, like ld.so).
@@ -129,9 +138,10 @@ class Process {
   // DT_NEEDED, searched as the executable's own dependencies (elf/rtld.c), so its sonames win.
   Process(LoaderSystem& sys, const std::string& executable, const std::vector<std::string>& preload = {});
 
-  // dlopen(name) called from object `caller` (-1 = the executable). Returns the
-  // object index or -1; its dependencies are loaded breadth-first.
-  int dlopen(const std::string& name, int caller = -1);
+  // dlopen(name) called from object `caller` (-1 = the executable) at time `when`. Returns
+  // the object index or -1; its dependencies are loaded breadth-first. A caller that was
+  // itself loaded later than `when` makes the call that late: it cannot run before it is mapped.
+  int dlopen(const std::string& name, int caller = -1, LoadTime when = LoadTime::startup);
   // Where a bare or path name would resolve if `loader` asked now; loads nothing. Without
   // `ld_library_path`, as if LD_LIBRARY_PATH were unset: what a copy found there shadows.
   Resolution search(const std::string& name, int loader, bool ld_library_path = true) const;
@@ -151,6 +161,7 @@ class Process {
 
   LoaderSystem& sys_;
   int main_ = -1;
+  LoadTime when_ = LoadTime::startup;  // of the dlopen in progress
   std::vector<LoadedObject> objects_;
   std::vector<LoadRequest> requests_;
 };

@@ -10,7 +10,7 @@ const std::vector<CudaLibFamily>& cuda_lib_families() {
   // data/libraries.toml of the built-in knowledge base, read once: every file name met is checked.
   static const std::vector<CudaLibFamily> families = [] {
     std::vector<CudaLibFamily> out;
-    for (const auto& f : library_families(Kb::get())) out.push_back({f.name, f.stem, f.sublibs, f.wheel, f.toolkit_key});
+    for (const auto& f : library_families(Kb::get())) out.push_back({f.name, f.stem, f.sublibs, f.companions, f.wheel, f.toolkit_key});
     return out;
   }();
   return families;
@@ -35,6 +35,8 @@ const CudaLibFamily* cuda_lib_family(std::string_view f) {
   if (f.substr(0, 3) != "lib") return nullptr;
   f.remove_prefix(3);
   for (const auto& fam : cuda_lib_families()) {
+    for (const auto& c : fam.companions)
+      if (f.substr(0, c.size()) == c && so_suffix(f.substr(c.size()))) return &fam;
     if (f.substr(0, fam.stem.size()) != fam.stem) continue;
     std::string_view rest = f.substr(fam.stem.size());
     if (so_suffix(rest)) return &fam;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "loader/cudnn.hpp"
+#include "loader/nvrtc.hpp"
 #include "probe/libs_internal.hpp"
 #include "probe/libs_process.hpp"
 #include "probe/python_envs.hpp"
@@ -40,6 +41,8 @@ void classify(LoadedLibrary& l, const std::map<std::string, std::string>& versio
   if (const CudaLibFamily* f = cuda_lib_family(file)) l.family = f->name;
   if (l.family.empty() && !l.soname.empty())
     if (const CudaLibFamily* f = cuda_lib_family(l.soname)) l.family = f->name;
+  if (l.family.empty())  // not found: the name asked for
+    if (const CudaLibFamily* f = cuda_lib_family(path_basename(l.name))) l.family = f->name;
   auto it = versions.find(l.realpath);
   l.version = it != versions.end() ? it->second : l.family.empty() ? "" : version_from_filename(file);
 }
@@ -61,6 +64,7 @@ std::vector<LoadedLibrary> loads_of(const Process& proc, const std::map<std::str
       l.soname = o.soname;
       l.unloaded = o.unloaded;
     }
+    l.loads = load_time_name(req.object >= 0 ? proc.objects()[req.object].when : req.when);
     l.via = via_name(req.how.via);
     l.detail = req.how.detail;
     l.tried = req.how.tried;
@@ -121,12 +125,14 @@ ProcessLibs probe_libs_file(const Facts& facts, const ProbeOptions& opts, const 
   bool exe = !elf->interp.empty();
   Process proc(sys, exe ? file : "", out.preload);
   if (!exe) proc.dlopen(file);
-  // cuDNN's sub-libraries are loaded at its first call: part of what the program gets.
+  // What cuDNN and NVRTC dlopen later (at a first call, or when a call needs it) is part of
+  // what the program gets, marked with when.
   auto versions = versions_of(facts);
   load_cudnn_sublibs(proc, [&](int i) {
     auto it = versions.find(proc.objects()[i].realpath);
     return it != versions.end() ? it->second : version_from_filename(path_basename(proc.objects()[i].realpath));
   });
+  load_nvrtc_builtins(proc);
   out.loads = loads_of(proc, versions_of(facts));
   return out;
 }

@@ -1,10 +1,11 @@
 // Which copy of each CUDA library a framework gets: an emulated `import torch`
 // (libtorch_global_deps.so, then torch/_C*.so and its DT_NEEDED tree, then the
-// cuDNN sub-libraries libcudnn.so dlopens), jax's CUDA plugins, and a program
+// cuDNN sub-libraries libcudnn.so dlopens and NVRTC's builtins), jax's CUDA plugins, and a program
 // without RPATH (what LD_LIBRARY_PATH / ld.so.cache give everything else).
 #include <set>
 
 #include "loader/cudnn.hpp"
+#include "loader/nvrtc.hpp"
 #include "probe/libs_internal.hpp"
 #include "util/strings.hpp"
 
@@ -52,11 +53,9 @@ void record(LibsProbe& p, const Process& proc, const Consumer& c, std::vector<Li
     std::string soname = obj && !obj->soname.empty() ? obj->soname : path_basename(req.name);
     const CudaLibFamily* fam = cuda_lib_family(soname);
     if (!fam || !seen.insert(soname).second) continue;  // the first request decides, process-wide
-    // The cuDNN sub-libraries are our emulation of libcudnn's lazy dlopen: a missing one
-    // fails only the cuDNN calls that need it, not the import, so only found ones count.
-    if (!obj && req.requester >= 0 && soname.rfind("libcudnn_", 0) == 0 &&
-        proc.objects()[req.requester].soname.rfind("libcudnn", 0) == 0)
-      continue;
+    // A library dlopened after the import (cuDNN's sub-libraries, NVRTC's builtins): a missing
+    // one fails only the calls that need it, not the import, so only found ones count.
+    if (!obj && req.when != LoadTime::startup) continue;
     LibraryResolution r;
     r.consumer = c.label;
     r.env = c.env ? c.env->prefix : "";
@@ -171,12 +170,14 @@ bool import_torch(LibsProbe& p, const PythonEnv& env, const std::string& sp, Pro
   if (ext.empty()) ext = root.glob(torch, "_C*.so");
   if (!ext.empty()) proc.dlopen(ext.front());  // from torch._C import *
   if (proc.find("libtorch_cuda.so") < 0) proc.dlopen(path_join(lib, "libtorch_cuda.so"));
-  // The first convolution: cuDNN loads its sub-libraries.
+  // After the import: cuDNN's sub-libraries (its first call, a call that needs them) and
+  // NVRTC's builtins (the first compile), each marked with when it loads.
   load_cudnn_sublibs(proc, [&](int i) {
     const std::string& real = proc.objects()[i].realpath;
     auto it = p.versions.find(real);
     return it == p.versions.end() ? version_from_filename(path_basename(real)) : it->second;
   });
+  load_nvrtc_builtins(proc);
   return true;
 }
 

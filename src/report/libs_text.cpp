@@ -16,6 +16,11 @@ std::string how(const LoadedLibrary& l) {
   return l.detail.empty() || l.detail == l.via ? l.via : l.detail;
 }
 
+// Only where it is not the start: "  (at first call)", "  (on demand)".
+std::string when(const LoadedLibrary& l) {
+  return l.loads == "first_call" ? "  (at first call)" : l.loads == "on_demand" ? "  (on demand)" : "";
+}
+
 }  // namespace
 
 std::string render_libs_text(const std::vector<ProcessView>& views, const std::vector<Finding>& findings, bool tree, const ReportOptions& opts) {
@@ -34,11 +39,13 @@ std::string render_libs_text(const std::vector<ProcessView>& views, const std::v
     if (v.libraries.empty() && v.failed.empty()) out += "  no CUDA library\n";
     for (const auto& w : v.libraries) {
       const LoadedLibrary& l = *w.load;
-      out += fmt::format("  {:<10} {:<28} {:<11} {}\n", shown(l.family.empty() ? "-" : l.family), shown(l.soname.empty() ? path_basename(l.realpath) : l.soname),
-                         shown(l.version.empty() ? "?" : l.version), shown(l.path));
+      out += fmt::format("  {:<10} {:<28} {:<11} {}{}\n", shown(l.family.empty() ? "-" : l.family), shown(l.soname.empty() ? path_basename(l.realpath) : l.soname),
+                         shown(l.version.empty() ? "?" : l.version), shown(l.path), when(l));
       std::string why = how(l);
-      if (!why.empty() || !w.origin.empty())
-        out += fmt::format("  {:<10} {}{}\n", "", why.empty() ? "" : "via " + shown(why), w.origin.empty() ? "" : "  [" + shown(w.origin) + "]");
+      // --pid knows no rule (the maps say what is mapped, not why): the origin alone.
+      std::string line = why.empty() ? "" : "via " + shown(why);
+      if (!w.origin.empty()) line += (line.empty() ? "[" : "  [") + shown(w.origin) + "]";
+      if (!line.empty()) out += fmt::format("  {:<10} {}\n", "", line);
       if (!l.realpath.empty() && l.realpath != l.path) out += fmt::format("  {:<10} = {}\n", "", shown(l.realpath));
       if (!l.shadowed.empty())
         out += fmt::format("  {:<10} shadows: {} {} via {}\n", "", shown(l.shadowed), shown(l.shadowed_version.empty() ? "?" : l.shadowed_version),
@@ -49,8 +56,8 @@ std::string render_libs_text(const std::vector<ProcessView>& views, const std::v
                         Color::gray);
     }
     for (const auto* f : v.failed)
-      out += st.paint(fmt::format("  {:<10} {:<28} not found (asked by {})\n", shown(f->family.empty() ? "-" : f->family), shown(f->name),
-                                  shown(f->requested_by)),
+      out += st.paint(fmt::format("  {:<10} {:<28} not found (asked by {}){}\n", shown(f->family.empty() ? "-" : f->family), shown(f->name),
+                                  shown(f->requested_by), when(*f)),
                       Color::red);
     if (tree) {
       out += "  load order:\n";
@@ -62,8 +69,9 @@ std::string render_libs_text(const std::vector<ProcessView>& views, const std::v
           continue;
         }
         std::string result = l.path.empty() ? "not found" : l.via == "already loaded" ? "(already loaded)" : shown(l.path);
-        out += fmt::format("  {}{} => {}{}{}\n", indent, shown(l.name), result,
-                           l.path.empty() || l.via == "already loaded" ? "" : "  [" + shown(how(l)) + "]", l.unloaded ? "  (unloaded: its dlopen failed)" : "");
+        out += fmt::format("  {}{} => {}{}{}{}\n", indent, shown(l.name), result,
+                           l.path.empty() || l.via == "already loaded" ? "" : "  [" + shown(how(l)) + "]", l.unloaded ? "  (unloaded: its dlopen failed)" : "",
+                           l.via == "already loaded" ? "" : when(l));
       }
     }
     out += "\n";
@@ -82,7 +90,7 @@ nlohmann::json libs_json(const std::vector<ProcessView>& views) {
       for (const auto& l : w.losers) losers.push_back({{"path", l.path}, {"version", l.version}, {"origin", l.origin}, {"why", l.why}});
       libs.push_back({{"family", w.load->family}, {"soname", w.load->soname}, {"path", w.load->path}, {"realpath", w.load->realpath},
                       {"version", w.load->version}, {"via", w.load->via}, {"detail", w.load->detail},
-                      {"requested_by", w.load->requested_by}, {"origin", w.origin}, {"stub", w.load->stub},
+                      {"requested_by", w.load->requested_by}, {"origin", w.origin}, {"stub", w.load->stub}, {"loads", w.load->loads},
                       {"shadowed", w.load->shadowed}, {"shadowed_via", w.load->shadowed_via},
                       {"shadowed_version", w.load->shadowed_version}, {"losers", losers}});
     }

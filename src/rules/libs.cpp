@@ -21,10 +21,6 @@ const char* kEmulation = "ld.so emulation (DT_RPATH/DT_RUNPATH, LD_LIBRARY_PATH,
 
 std::string shown_version(const LibraryCopy& c) { return c.version.empty() ? "version unknown" : c.version; }
 
-// The library's main soname: "libcudnn.so.9", not the sub-libraries "libcudnn_ops.so.9".
-bool main_soname(const std::string& family, const std::string& soname) {
-  return soname.rfind("lib" + family + ".so", 0) == 0 || soname.rfind("lib" + family + "-", 0) == 0;
-}
 
 const LibraryCopy* copy_at(const Facts& f, const std::string& realpath) {
   for (const auto& c : f.libs.copies)
@@ -67,7 +63,7 @@ void duplicate_copies(const Facts& f, Findings& out) {
   std::map<std::string, std::vector<const LibraryCopy*>> families;
   std::vector<std::string> order;
   for (const auto& c : f.libs.copies) {
-    if (!main_soname(c.name, c.soname)) continue;
+    if (!main_library_name(c.name, c.soname)) continue;
     if (!families.count(c.name)) order.push_back(c.name);
     families[c.name].push_back(&c);
   }
@@ -80,7 +76,7 @@ void duplicate_copies(const Facts& f, Findings& out) {
     // Which copy each consumer gets.
     std::vector<const LibraryResolution*> users;
     for (const auto& r : f.libs.resolutions)
-      if (r.name == name && main_soname(name, r.soname) && !r.path.empty()) users.push_back(&r);
+      if (r.name == name && main_library_name(name, r.soname) && !r.path.empty()) users.push_back(&r);
     if (!differ) {
       std::vector<std::string> where;
       for (const auto* c : copies) where.push_back(path_dirname(c->path));
@@ -207,7 +203,7 @@ std::string cudnn_int_version(const std::string& s) {
 
 void cudnn_mismatch(const Facts& f, const Kb& kb, Findings& out) {
   for (const auto& r : f.libs.resolutions) {
-    if (r.name != "cudnn" || !is_framework(r) || !main_soname("cudnn", r.soname) || r.path.empty()) continue;
+    if (r.name != "cudnn" || !is_framework(r) || !main_library_name("cudnn", r.soname) || r.path.empty()) continue;
     const PythonEnv* env = env_of(f, r.env);
     // What the framework expects: its pin, else the installed wheel, else the release's wheel.
     std::string expected, expected_src;
@@ -361,7 +357,7 @@ void loaded_twice(const Facts& f, Findings& out) {
     std::map<std::string, std::vector<std::string>> by_family;
     for (const auto& path : env.deep.loaded_libraries)
       for (const auto& c : f.libs.copies)
-        if ((c.realpath == path || c.path == path) && main_soname(c.name, c.soname)) {
+        if ((c.realpath == path || c.path == path) && main_library_name(c.name, c.soname)) {
           auto& v = by_family[c.name];
           if (std::find(v.begin(), v.end(), c.realpath) == v.end()) v.push_back(c.realpath);
         }

@@ -18,6 +18,14 @@ std::string via(const LoadedLibrary& l) {
   return " via " + (l.detail.empty() ? l.via : l.detail);
 }
 
+// Earlier loads first: "startup" < "first_call" < "on_demand" ("" for --pid counts as startup).
+int load_rank(const std::string& loads) { return loads == "on_demand" ? 2 : loads == "first_call" ? 1 : 0; }
+
+// ", at the first call" / ", on demand" for a library loaded after the start.
+std::string loaded_when(const LoadedLibrary& l) {
+  return l.loads == "first_call" ? ", at the first call" : l.loads == "on_demand" ? ", on demand" : "";
+}
+
 }  // namespace
 
 Findings libs_process_rules(const ProcessView& v) {
@@ -39,33 +47,51 @@ Findings libs_process_rules(const ProcessView& v) {
     out.push_back(std::move(x));
   }
   bool cudnn_reported = false;
-  // cuDNN 9's shim and the libcudnn_graph it dlopened from another installation
-  // (LD_LIBRARY_PATH first): cudnnGetVersion answers for the graph library.
+  // cuDNN 9's shim and the sub-libraries it dlopened from another installation (LD_LIBRARY_PATH
+  // first). cudnnGetVersion answers for libcudnn_graph, so a graph of another version fails the
+  // first cuDNN call; ops/cnn/adv are loaded only by the calls that need them, which then fail.
   const LibWinner* shim = nullptr;
-  const LibWinner* graph = nullptr;
-  for (const auto& w : v.libraries) {
+  for (const auto& w : v.libraries)
     if (w.load->soname.rfind("libcudnn.so.", 0) == 0 && !shim) shim = &w;
-    if (w.load->soname.rfind("libcudnn_graph.so.", 0) == 0 && !graph) graph = &w;
+  std::vector<const LoadedLibrary*> subs;  // of another major.minor than the shim, from another directory
+  const LoadedLibrary* graph = nullptr;
+  for (const auto& w : v.libraries) {
+    const LoadedLibrary& l = *w.load;
+    if (!shim || l.family != "cudnn" || main_library_name("cudnn", l.soname) ||
+        path_dirname(shim->load->realpath) == path_dirname(l.realpath))
+      continue;
+    auto a = Version::parse(shim->load->version), b = Version::parse(l.version);
+    if (!a || !b || a->parts.size() < 2 || b->parts.size() < 2 || (a->parts[0] == b->parts[0] && a->parts[1] == b->parts[1])) continue;
+    subs.push_back(&l);
+    if (l.soname.rfind("libcudnn_graph.so.", 0) == 0) graph = &l;
   }
-  if (shim && graph && path_dirname(shim->load->realpath) != path_dirname(graph->load->realpath)) {
-    auto a = Version::parse(shim->load->version), b = Version::parse(graph->load->version);
-    bool differ = a && b && a->parts.size() >= 2 && b->parts.size() >= 2 && (a->parts[0] != b->parts[0] || a->parts[1] != b->parts[1]);
-    if (differ) {
-      Finding x = new_finding("libs.cudnn_mismatch", Severity::error, p.subject,
-                              fmt::format("{}: libcudnn.so is {} but its sub-libraries are {} ({}{}): the first cuDNN call fails",
-                                          p.subject, shim->load->version, graph->load->version, path_dirname(graph->load->path), via(*graph->load)));
-      x.evidence.push_back({fmt::format("{} ({})", shim->load->realpath, shim->load->version), source});
-      x.evidence.push_back({fmt::format("{} dlopens {} → {} ({}){}", path_basename(shim->load->path), graph->load->soname,
-                                        graph->load->realpath, graph->load->version, via(*graph->load)),
+  if (!subs.empty()) {
+    // The earliest of them says when cuDNN fails.
+    const LoadedLibrary* first = graph;
+    for (const auto* l : subs)
+      if (!first || load_rank(l->loads) < load_rank(first->loads)) first = l;
+    std::vector<std::string> names;
+    for (const auto* l : subs) names.push_back(l->soname);
+    std::string what = graph ? "its sub-libraries are" : join(names, ", ") + (subs.size() > 1 ? " are" : " is");
+    std::string when = first->loads == "on_demand" ? "the first call that needs them fails" : "the first cuDNN call fails";
+    Finding x = new_finding("libs.cudnn_mismatch", Severity::error, p.subject,
+                            fmt::format("{}: libcudnn.so is {} but {} {} ({}{}): {}", p.subject, shim->load->version, what,
+                                        first->version, path_dirname(first->path), via(*first), when));
+    x.evidence.push_back({fmt::format("{} ({})", shim->load->realpath, shim->load->version), source});
+    for (const auto* l : subs)
+      x.evidence.push_back({fmt::format("{} dlopens {} → {} ({}){}{}", path_basename(shim->load->path), l->soname, l->realpath,
+                                        l->version, via(*l), loaded_when(*l)),
                             source});
-      x.explanation = "libcudnn.so is only a front: cudnnGetVersion and every other call run in the sub-libraries it loads at "
-                      "first use, found through LD_LIBRARY_PATH before its own directory. torch then refuses the version "
-                      "(\"cuDNN version incompatibility\") or cuDNN stops with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH.";
-      x.fix.push_back(fmt::format("# take {} off LD_LIBRARY_PATH, or put {} before it", path_dirname(graph->load->path), path_dirname(shim->load->path)));
-      x.fix.push_back(fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}", path_dirname(shim->load->path)));
-      out.push_back(std::move(x));
-      cudnn_reported = true;
-    }
+    x.explanation = graph ? "libcudnn.so is only a front: cudnnGetVersion and every other call run in the sub-libraries it loads at "
+                            "first use, found through LD_LIBRARY_PATH before its own directory. torch then refuses the version "
+                            "(\"cuDNN version incompatibility\") or cuDNN stops with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH."
+                          : "libcudnn.so is only a front: it loads libcudnn_ops, _cnn and _adv only when a call needs them, found "
+                            "through LD_LIBRARY_PATH before its own directory. The import and the first calls work; the first call "
+                            "that needs one of them stops with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH.";
+    x.fix.push_back(fmt::format("# take {} off LD_LIBRARY_PATH, or put {} before it", path_dirname(first->path), path_dirname(shim->load->path)));
+    x.fix.push_back(fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}", path_dirname(shim->load->path)));
+    out.push_back(std::move(x));
+    cudnn_reported = true;
   }
   // The toolkit's link-time libcuda in place of the driver's: every CUDA call fails.
   for (const auto& l : p.loads) {
@@ -132,12 +158,21 @@ Findings libs_process_rules(const ProcessView& v) {
     out.push_back(std::move(x));
   }
   for (const auto* f : v.failed) {
-    Finding x = new_finding("libs.not_found", Severity::error, p.subject,
-                            fmt::format("{}: {} cannot be loaded", p.subject, f->name));
+    // What fails depends on when the library loads: the start, its loader's first call, or
+    // only the call that needs it (NVRTC's builtins: the first compile).
+    std::string asker = f->requested_by.find('/') != std::string::npos ? path_basename(f->requested_by) : f->requested_by;
+    std::string when = f->loads == "first_call"  ? fmt::format(": the first call of {} fails", asker)
+                       : f->loads == "on_demand" ? fmt::format(": {} loads it on demand, the first call that needs it fails", asker)
+                                                 : "";
+    Finding x = new_finding("libs.not_found", f->loads == "on_demand" ? Severity::warning : Severity::error, p.subject,
+                            fmt::format("{}: {} cannot be loaded{}", p.subject, f->name, when));
     x.evidence.push_back({fmt::format("{} needs {}: {}", f->requested_by, f->name, f->detail), source});
     for (const auto& t : f->tried) x.evidence.push_back({"tried " + t, source});
     x.explanation = f->via == "error" ? "The loader stops at the first file with the right name that is not a usable ELF library."
-                                      : "No directory the loader searches for this object holds the library: the program (or the dlopen) fails.";
+                    : f->loads == "startup"
+                        ? "No directory the loader searches for this object holds the library: the program (or the dlopen) fails."
+                        : "No directory the loader searches for this object holds the library. It is dlopened after the start, so "
+                          "the program starts and only the call that loads it fails.";
     x.fix.push_back(fmt::format("cuda-doctor libs --env LD_LIBRARY_PATH=DIR {}   # try a directory that has it", p.kind == "file" ? p.subject : "FILE"));
     out.push_back(std::move(x));
   }

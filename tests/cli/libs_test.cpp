@@ -138,8 +138,13 @@ TEST_F(LibsCli, PidSeesTwoCopiesMappedInALiveProcess) {
   for (int i = 0; i < 200 && !fs::exists(t / "ready"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   auto r = doctor({"libs", "--json", "--pid", std::to_string(pid)});
-  auto text = doctor({"libs", "--pid", std::to_string(pid)});
+  // Our LD_LIBRARY_PATH names both directories: their files are known copies, with an origin.
+  auto text = doctor({"libs", "--pid", std::to_string(pid)}, {{"LD_LIBRARY_PATH", t / "d12:" + t / "d13"}, {"NO_COLOR", "1"}});
   kill(pid, SIGKILL);
+  // The maps say no rule: the origin stands alone on its line, with no empty "via" before it.
+  EXPECT_NE(text.out.find("\n             [LD_LIBRARY_PATH]\n"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("               ["), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("via \n"), std::string::npos) << text.out;
   ASSERT_EQ(r.code, 2) << r.out << r.err;
   auto got = libraries(r.out);
   EXPECT_EQ(got["libcudart.so.12"], canon(t / "d12/libcudart.so.12")) << r.out;
@@ -250,8 +255,44 @@ TEST(LibsCudnn, WhatIfLdLibraryPathGivesTheShimOldSubLibraries) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("libcudnn.so is 9.19"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sub-libraries are 9.14.0 (" + t / "sys via LD_LIBRARY_PATH)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the first cuDNN call fails"), std::string::npos) << r.out;
   auto plain = doctor({"libs", shim}, {{"LD_LIBRARY_PATH", "\x01"}});
   EXPECT_EQ(plain.out.find("libs.cudnn_mismatch"), std::string::npos) << plain.out;
+  // When each loads (tests/loader/cudnn_test.cpp checks it on the real process).
+  auto j = nlohmann::json::parse(doctor({"libs", "--json", shim}, {{"LD_LIBRARY_PATH", "\x01"}}).out);
+  std::map<std::string, std::string> loads;
+  for (const auto& l : j["processes"][0]["libraries"]) loads[l["soname"]] = l["loads"];
+  EXPECT_EQ(loads["libcudnn.so.9"], "startup");
+  EXPECT_EQ(loads["libcudnn_graph.so.9"], "first_call");
+  EXPECT_EQ(loads["libcudnn_heuristic.so.9"], "first_call");
+  EXPECT_EQ(loads["libcudnn_ops.so.9"], "on_demand");
+  EXPECT_EQ(loads["libcudnn_adv.so.9"], "on_demand");
+  EXPECT_NE(plain.out.find("libcudnn_ops.so.9"), std::string::npos);
+  EXPECT_NE(plain.out.find("(on demand)\n"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("(at first call)\n"), std::string::npos) << plain.out;
+}
+
+// Only ops from another installation (LD_LIBRARY_PATH): the first cuDNN call works, the first
+// call that needs ops fails (tests/loader/cudnn_test.cpp: the real shim maps that ops library
+// at cudnnCreateTensorDescriptor, not before).
+TEST(LibsCudnn, OldOpsOnLdLibraryPathFailOnlyTheCallsThatNeedThem) {
+  const std::string shim = "/usr/local/cuda/lib64/libcudnn.so.9";
+  if (!fs::exists(shim)) GTEST_SKIP() << shim << " not installed";
+  TempDir t;
+  fs::create_directories(t / "sys");
+  write_file(t / "o.c", "int cudnnCreateTensorDescriptor(void** d) { *d = 0; return 0; }\n");
+  ASSERT_EQ(sh("gcc -shared -fPIC -o " + quote(t / "sys/libcudnn_ops.so.9.14.0") + " " + quote(t / "o.c") + " -Wl,-soname,libcudnn_ops.so.9").rc, 0);
+  fs::create_symlink("libcudnn_ops.so.9.14.0", t / "sys/libcudnn_ops.so.9");
+  auto r = doctor({"libs", "--json", "--env", "LD_LIBRARY_PATH=" + t / "sys", shim});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::string title;
+  for (const auto& f : j["findings"])
+    if (f["id"] == "libs.cudnn_mismatch") title = f["title"];
+  EXPECT_NE(title.find("libcudnn.so is 9.19"), std::string::npos) << r.out;
+  EXPECT_NE(title.find("but libcudnn_ops.so.9 is 9.14.0 (" + t / "sys via LD_LIBRARY_PATH): the first call that needs them fails"),
+            std::string::npos) << title;
+  EXPECT_EQ(title.find("the first cuDNN call fails"), std::string::npos) << title;
 }
 
 }  // namespace

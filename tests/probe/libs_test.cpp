@@ -323,7 +323,15 @@ TEST(LibsCatalog, FamiliesFromFileNames) {
   EXPECT_EQ(cuda_lib_family("libnvJitLink.so")->name, "nvJitLink");
   EXPECT_EQ(cuda_lib_family("libcufftw.so.12"), nullptr);
   EXPECT_EQ(cuda_lib_family("libcusolverMg.so.12"), nullptr);
-  EXPECT_EQ(cuda_lib_family("libnvrtc-builtins.so.13.0"), nullptr);
+  EXPECT_EQ(cuda_lib_family("libnvrtc-builtins.so.13.0")->name, "nvrtc");  // a companion (data/libraries.toml)
+  EXPECT_EQ(cuda_lib_family("libnvrtc-builtins.so")->name, "nvrtc");
+  EXPECT_EQ(cuda_lib_family("libnvrtc-builtinsx.so.13.0"), nullptr);
+  // Which of them is the family's own library ("2 copies of nvrtc" counts only those).
+  EXPECT_TRUE(main_library_name("nvrtc", "libnvrtc.so.13"));
+  EXPECT_TRUE(main_library_name("cudart", "libcudart-d0da41ae.so.12"));
+  EXPECT_FALSE(main_library_name("nvrtc", "libnvrtc-builtins.so.13.0"));
+  EXPECT_FALSE(main_library_name("cudnn", "libcudnn_ops.so.9"));
+  EXPECT_FALSE(main_library_name("cublas", "libcublasLt.so.13"));
   EXPECT_EQ(cuda_lib_family("libcudnn.so.9.txt"), nullptr);
   EXPECT_EQ(version_from_filename("libnccl.so.2.28.3"), "2.28.3");
   EXPECT_EQ(version_from_filename("libcudnn.so"), "");
