@@ -3,7 +3,7 @@
 # writes under $OUT/<part>; everything is packed into $OUT/r.tgz (the device tool brings
 # back at most 8 files). Usage on the device:
 #   OUT=$OUT bash bench/h200_batch.sh BINARY PART…
-# BUDGET=seconds (default 560) bounds the whole call. PART: explain (17) · report (issue 11) · hostile (12) · libs (15) · ps (16) · cold (19, cold page cache;
+# BUDGET=seconds (default 560) bounds the whole call. PART: explain (17) · report (issue 11) · hostile (12) · libs (15) · lazy (15: which step of a torch process loads which library, LD_DEBUG) · ps (16) · cold (19, cold page cache;
 #   OLD=binary also measures an older build) · toolkits (13) · plan (14) · watch (16) · platform (18)
 #   · coldio (19: the disk, the pages a scan needs, a cold check's reads; COLDIO_ALSO="bin…" adds builds)
 #   · ab (19: cold check and scan of several builds or settings, AB="name=binary[:VAR=value] …")
@@ -34,6 +34,7 @@ for part in "$@"; do
     report) run_part report 240 bash "$here/report_h200.sh" "$doctor" ;;
     hostile) CD=$doctor run_part hostile 200 bash "$here/hostile_h200.sh" ;;
     libs) run_part libs 150 bash "$here/libs_h200.sh" "$doctor" ;;
+    lazy) run_part lazy 120 bash "$here/libs_lazy.sh" ;;
     ps) run_part ps 200 bash "$here/ps_h200.sh" "$doctor" ;;
     cold)
       [ -n "${OLD:-}" ] && RUNS=3 NO_COLLECT_ENV=1 run_part cold_old 150 bash "$here/coldcache.sh" "$(readlink -f "$OLD")"
