@@ -5,8 +5,8 @@
 // Malformed input is counted in `problems` and described in notes, within the limits of
 // binary/budget.hpp: a file keeps at most ScanLimits::notes_per_file notes plus one line
 // saying how many more there were, and --kernels decompression draws on a byte budget.
+#include <atomic>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,18 +37,12 @@ class ReadFocus {
     std::vector<int> sms;  // the GPUs asked about (90 = sm_90), for the notes and the facts
     Enough enough;
   };
-  void set(Question q) {
-    std::lock_guard lock(mutex_);
-    question_ = std::make_shared<const Question>(std::move(q));
-  }
-  std::shared_ptr<const Question> get() const {
-    std::lock_guard lock(mutex_);
-    return question_;
-  }
+  void set(Question q) { question_.store(std::make_shared<const Question>(std::move(q))); }
+  // Asked at every entry a focused walk reads, on many threads: no mutex.
+  std::shared_ptr<const Question> get() const { return question_.load(); }
 
  private:
-  mutable std::mutex mutex_;
-  std::shared_ptr<const Question> question_;
+  std::atomic<std::shared_ptr<const Question>> question_;
 };
 
 struct FileScan {
