@@ -135,6 +135,13 @@ class Scanner {
     // A member's command must be its parent's: elf_memory's parent is ELF_C_READ_MMAP.
     Elf_Cmd cmd = fd_ >= 0 ? ELF_C_READ : ELF_C_READ_MMAP;
     uint64_t next = 8;  // where the next member header should be: after "!<arch>\n", then after each member
+    // Streamed from member to member: its members' walks report to this stream (region).
+    std::unique_ptr<StreamAhead> ahead;
+    if (fd_ >= 0) {
+      ahead = std::make_unique<StreamAhead>(fd_, file, 0, true);
+      ahead->at(next);  // before libelf's first member read
+    }
+    archive_stream_ = ahead.get();
     // libelf ends the walk quietly at a member header it cannot read: the walk must reach
     // the end of the file (an odd byte of padding aside), or the rest was lost.
     while (Elf* raw = elf_begin(-1, cmd, ar)) {
@@ -147,12 +154,18 @@ class Scanner {
         break;
       }
       next = static_cast<uint64_t>(at) + 60 + h->ar_size + (h->ar_size & 1);
+      if (ahead) ahead->at(static_cast<uint64_t>(at));
       if (elf_kind(member.get()) == ELF_K_ELF) {
         int64_t base = elf_getbase(member.get());
         if (base >= 0 && static_cast<uint64_t>(base) <= file.size())
           one_elf(member.get(), file.subspan(static_cast<uint64_t>(base)), static_cast<uint64_t>(base));
       }
       cmd = elf_next(member.get());
+    }
+    archive_stream_ = nullptr;
+    if (ahead) {
+      ahead->stop();
+      out_.streamed += ahead->bytes_read();
     }
     if (next + 1 < file.size())
       note(next, fmt::format("bad member header; the {} bytes from here on are not read", file.size() - next), "archive");
@@ -244,13 +257,15 @@ class Scanner {
     size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
     std::unique_ptr<StreamAhead> ahead;
     Reading reading;
-    if (stream && fd_ >= 0) {
+    if (archive_stream_) {  // an archive member's: the archive's stream follows it
+      reading = [this, base](uint64_t at) { archive_stream_->at(base + at); };
+    } else if (stream && fd_ >= 0) {
       ahead = std::make_unique<StreamAhead>(fd_, b, base);
       reading = [&ahead](uint64_t at) { ahead->at(at); };
     }
     // A kernel table the library dispatches itself serves a GPU through any one container (judge_binary):
     // the first that serves every GPU ends its walk.
-    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table, ahead ? &reading : nullptr);
+    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table, reading ? &reading : nullptr);
     if (ahead) {
       ahead->stop();
       out_.streamed += ahead->bytes_read();
@@ -377,6 +392,7 @@ class Scanner {
   uint64_t decompressed_ = 0;  // bytes taken from the file's budget
   bool spent_ = false;         // a decompression budget ran out
   const ReadFocus* focus_;     // null: every entry is read
+  StreamAhead* archive_stream_ = nullptr;  // while an archive's members are read
   Enough enough_;              // asks focus_ at each entry
 };
 

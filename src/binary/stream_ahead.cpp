@@ -41,8 +41,8 @@ bool fadvise_mode() {
 
 }  // namespace
 
-StreamAhead::StreamAhead(int fd, Bytes region, uint64_t file_offset)
-    : fd_(fd), region_(region), file_offset_(file_offset) {}
+StreamAhead::StreamAhead(int fd, Bytes region, uint64_t file_offset, bool every_step)
+    : fd_(fd), region_(region), file_offset_(file_offset), every_step_(every_step) {}
 
 StreamAhead::~StreamAhead() { stop(); }
 
@@ -63,7 +63,7 @@ uint64_t StreamAhead::bytes_read() const {
 
 void StreamAhead::at(uint64_t offset) {
   if (fd_ < 0 || offset >= region_.size() || stream_threads() == 0) return;
-  bool dense = last_ != UINT64_MAX && offset >= last_ && offset - last_ <= kDenseStep;
+  bool dense = every_step_ || (last_ != UINT64_MAX && offset >= last_ && offset - last_ <= kDenseStep);
   last_ = offset;
   if (!dense) return;
   uint64_t want = std::min<uint64_t>(region_.size(), offset + lead());

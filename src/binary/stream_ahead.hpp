@@ -26,7 +26,9 @@ namespace cd::bin {
 class StreamAhead {
  public:
   // `region`: part of a read-only mapping of `fd`, starting at file offset `file_offset`.
-  StreamAhead(int fd, Bytes region, uint64_t file_offset);
+  // `every_step`: stream whatever the step (an archive: its members' headers, sections and
+  // fatbins follow one another, and a chain of member reads is the slow way through it).
+  StreamAhead(int fd, Bytes region, uint64_t file_offset, bool every_step = false);
   ~StreamAhead();  // stop()
   StreamAhead(const StreamAhead&) = delete;
   StreamAhead& operator=(const StreamAhead&) = delete;
@@ -52,6 +54,7 @@ class StreamAhead {
   int fd_;
   Bytes region_;
   uint64_t file_offset_;
+  bool every_step_;
   uint64_t last_ = UINT64_MAX;  // the walk's previous offset (walk thread only)
   uint64_t checked_ = 0;        // before any thread: the lead up to here was in memory
 

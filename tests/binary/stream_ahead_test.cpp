@@ -90,6 +90,17 @@ TEST_F(StreamAheadTest, BigJumpsReadNothing) {
   EXPECT_EQ(resident_pages(0, kSize), 0u);
 }
 
+// An archive's stream follows its members whatever their size.
+TEST_F(StreamAheadTest, EveryStepStreamsBigStepsToo) {
+  if (!evict()) GTEST_SKIP() << "this filesystem keeps the file's pages in memory";
+  StreamAhead s(fd_, Bytes(map_, kSize), 0, true);
+  uint64_t at = 3 * StreamAhead::kDenseStep;
+  s.at(at);
+  EXPECT_TRUE(wait_resident(at, at + StreamAhead::kLead)) << s.bytes_read();
+  s.stop();
+  EXPECT_EQ(resident_pages(0, 2 * StreamAhead::kDenseStep), 0u);  // nothing behind the walk
+}
+
 TEST_F(StreamAheadTest, PagesInMemoryAreNotReadAgain) {
   std::vector<uint8_t> buffer(kSize);
   ASSERT_EQ(pread(fd_, buffer.data(), kSize, 0), ssize_t(kSize));  // warm
