@@ -1,11 +1,9 @@
 #include "binary/stream_ahead.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 
 namespace cd::bin {
@@ -14,29 +12,6 @@ namespace {
 uint64_t page_size() {
   static const uint64_t p = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   return p;
-}
-
-// EXPERIMENT (device bench only): CUDA_DOCTOR_STREAM_THREADS=N (0 = no streaming),
-// CUDA_DOCTOR_STREAM_CHUNK=MiB, CUDA_DOCTOR_STREAM_FADVISE=1 (WILLNEED instead of pread).
-size_t knob(const char* name, size_t fallback) {
-  const char* v = getenv(name);
-  return v ? static_cast<size_t>(atoi(v)) : fallback;
-}
-size_t stream_threads() {
-  static const size_t n = knob("CUDA_DOCTOR_STREAM_THREADS", StreamAhead::kThreads);
-  return n;
-}
-uint64_t chunk() {
-  static const uint64_t n = knob("CUDA_DOCTOR_STREAM_CHUNK", StreamAhead::kChunk >> 20) << 20;
-  return n;
-}
-uint64_t lead() {
-  static const uint64_t n = std::max<uint64_t>(StreamAhead::kLead, 2 * chunk() * stream_threads());
-  return n;
-}
-bool fadvise_mode() {
-  static const bool b = knob("CUDA_DOCTOR_STREAM_FADVISE", 0) != 0;
-  return b;
 }
 
 }  // namespace
@@ -62,11 +37,11 @@ uint64_t StreamAhead::bytes_read() const {
 }
 
 void StreamAhead::at(uint64_t offset) {
-  if (fd_ < 0 || offset >= region_.size() || stream_threads() == 0) return;
+  if (fd_ < 0 || offset >= region_.size()) return;
   bool dense = every_step_ || (last_ != UINT64_MAX && offset >= last_ && offset - last_ <= kDenseStep);
   last_ = offset;
   if (!dense) return;
-  uint64_t want = std::min<uint64_t>(region_.size(), offset + lead());
+  uint64_t want = std::min<uint64_t>(region_.size(), offset + kLead);
   if (threads_.empty()) {
     // Warm: a lead found in memory is looked at again only once the walk is past it (a file
     // that an earlier run read in part gets its threads where the cold part begins).
@@ -80,7 +55,7 @@ void StreamAhead::at(uint64_t offset) {
     next_ = std::max(next_, offset & ~(page_size() - 1));  // what the walk jumped over is not read
     want_ = std::max(want_, want);
     if (threads_.empty())
-      for (size_t i = 0; i < stream_threads(); ++i) threads_.emplace_back([this] { work(); });
+      for (size_t i = 0; i < kThreads; ++i) threads_.emplace_back([this] { work(); });
   }
   wake_.notify_all();
 }
@@ -95,19 +70,16 @@ bool StreamAhead::resident(uint64_t begin, uint64_t end) const {
 }
 
 void StreamAhead::work() {
-  auto buffer = std::make_unique<uint8_t[]>(fadvise_mode() ? 1 : chunk());
+  auto buffer = std::make_unique<uint8_t[]>(kChunk);
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || next_ < want_; });
     if (stop_) return;
-    uint64_t begin = next_, end = std::min(want_, begin + chunk());
+    uint64_t begin = next_, end = std::min(want_, begin + kChunk);
     next_ = end;
     lock.unlock();
     uint64_t n = 0;
-    if (!resident(begin, end) && fadvise_mode()) {
-      posix_fadvise(fd_, static_cast<off_t>(file_offset_ + begin), static_cast<off_t>(end - begin), POSIX_FADV_WILLNEED);
-      n = end - begin;
-    } else if (!resident(begin, end)) {
+    if (!resident(begin, end)) {
       ssize_t got = pread(fd_, buffer.get(), end - begin, static_cast<off_t>(file_offset_ + begin));
       n = got > 0 ? static_cast<uint64_t>(got) : 0;
     }

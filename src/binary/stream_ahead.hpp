@@ -9,8 +9,8 @@
 // read-around is no middle way: on the device's virtio disk it reads 8 MiB around every
 // fault, ~5 ms each, whatever the chain's density (a 238-fault chain took 1.3 s there).
 // So the walk says where it reads next (parse_fatbin's Reading), and where it moves in small
-// steps — headers under 256 KiB apart, or a search page by page — a few threads keep the next
-// 8 MiB in flight with 1 MiB preads into the page cache; where it jumps, they stop and the
+// steps — headers under 256 KiB apart, or a search page by page — 8 threads keep the next
+// 16 MiB in flight with 1 MiB preads into the page cache; where it jumps, they stop and the
 // walk's own 4 KiB faults do. Pages already in memory (mincore) are not read again, so a warm
 // run starts no thread and no read. What is read never changes, only when it arrives.
 #include <condition_variable>
