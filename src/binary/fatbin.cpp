@@ -68,27 +68,10 @@ class Notes {
   size_t max_;
 };
 
-// Tells a Reading where the walk goes, once per page in a row.
-class Teller {
- public:
-  explicit Teller(const Reading* reading) : reading_(reading) {}
-  void operator()(uint64_t at) {
-    if (!reading_ || (at >> 12) == (told_ >> 12)) return;
-    told_ = at;
-    (*reading_)(at);
-  }
-
- private:
-  const Reading* reading_;
-  uint64_t told_ = UINT64_MAX;
-};
-
 // Parses the entries of one container in [begin, end); returns false on a bad entry.
-bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Notes& notes, const Enough* enough,
-                  Teller& tell) {
+bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Notes& notes, const Enough* enough) {
   uint64_t q = begin;
   while (q < end) {
-    tell(q);
     if (!fits(end, q, kMinEntryHeader)) {
       notes.add(q, fmt::format("entry header truncated ({} bytes left in container)", end - q));
       return false;
@@ -144,11 +127,9 @@ std::string entry_arch_name(const FatbinEntry& e) {
   return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
 }
 
-FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough* enough, bool first_enough,
-                         const Reading* reading) {
+FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough* enough, bool first_enough) {
   FatbinParse out;
   Notes notes(out, max_notes);
-  Teller tell(reading);
   // Containers sit at 8-byte aligned file offsets; a section may start unaligned (.ldata).
   auto next_aligned = [base](uint64_t p) { return ((base + p + 8) & ~uint64_t{7}) - base; };
   auto bad_header = [&b](uint64_t p) {
@@ -157,7 +138,6 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough*
   };
   uint64_t p = (base % 8) ? next_aligned(0) : 0;
   while (fits(b.size(), p, kContainerHeader)) {
-    tell(p);
     if (load<uint32_t>(b, p) != kFatbinMagic) {
       p = next_aligned(p);  // padding between containers
       continue;
@@ -187,7 +167,7 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough*
     c.offset = p;
     c.size = end - p;
     if (begin == end) notes.add(p, "container without entries");
-    read_entries(b, begin, end, c, notes, enough, tell);
+    read_entries(b, begin, end, c, notes, enough);
     bool stop = first_enough && c.answered;
     if (!c.entries.empty()) out.containers.push_back(std::move(c));
     p = end;  // > p: header_size >= 16

@@ -55,11 +55,6 @@ struct FatbinContainer {
 // rest of that container's entries are then not read: from a cold disk each is one read.
 using Enough = std::function<bool(const std::vector<FatbinEntry>&)>;
 
-// Told the offset the walk reads next, before it reads it: each container and entry header,
-// and each new page a search for the next magic enters (at most once per 4 KiB page in a row).
-// The scanner reads ahead from it where the walk moves in small steps (binary/stream_ahead).
-using Reading = std::function<void(uint64_t)>;
-
 // A problem met while parsing; `offset` is relative to the scanned buffer.
 struct ParseNote {
   uint64_t offset = 0;
@@ -88,7 +83,7 @@ inline constexpr size_t kMaxParseNotes = 16;
 // with `first_enough` too, the whole walk stops after that container (a library's own kernel
 // table: one container that serves the GPUs is all its verdict needs, binary/verdict).
 FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMaxParseNotes,
-                         const Enough* enough = nullptr, bool first_enough = false, const Reading* reading = nullptr);
+                         const Enough* enough = nullptr, bool first_enough = false);
 
 // The entry header at `at` (at least 64 bytes must fit in `bytes`), fields as stored.
 FatbinEntry read_entry_header(Bytes bytes, uint64_t at);

@@ -4,8 +4,7 @@
 // window of a mapping's fault), or from a private copy for bytes in memory, so nothing
 // ever writes to the caller's mapping. Section names and fatbins are read from our own
 // read-only mapping, marked MADV_RANDOM: the scan touches scattered headers, and
-// binary/prefetch reads a library's registered containers ahead on many threads; a walk
-// nothing registers is streamed ahead where it moves in small steps (binary/stream_ahead).
+// binary/prefetch reads a library's registered containers ahead on many threads.
 // check asks less than everything (ReadFocus): once the driver child has named the GPUs, each
 // container's entries are read only until SASS that runs natively on all of them is found —
 // nothing after it changes check's verdict, and from a cold disk each entry header is a read.
@@ -31,7 +30,6 @@
 #include "binary/mapped_file.hpp"
 #include "binary/prefetch.hpp"
 #include "binary/ptx.hpp"
-#include "binary/stream_ahead.hpp"
 #include "util/trace.hpp"
 
 namespace cd::bin {
@@ -85,8 +83,9 @@ class Scanner {
     if (b.size() >= 4 && std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return elf_file(b);
     if (b.size() >= 8 && std::memcmp(b.data(), "!<arch>\n", 8) == 0) return elf_file(b);
     if (b.size() >= 16 && load<uint32_t>(b, 0) == kFatbinMagic) {
+      if (fd_ >= 0) advise(b, MADV_NORMAL);  // a chain from the first byte: read-around helps
       out_.format = "fatbin";
-      region(b, 0, 0, false, true);
+      region(b, 0);
       return;
     }
     if (name_.ends_with(".ptx")) return ptx_file(b);
@@ -135,13 +134,6 @@ class Scanner {
     // A member's command must be its parent's: elf_memory's parent is ELF_C_READ_MMAP.
     Elf_Cmd cmd = fd_ >= 0 ? ELF_C_READ : ELF_C_READ_MMAP;
     uint64_t next = 8;  // where the next member header should be: after "!<arch>\n", then after each member
-    // Streamed from member to member: its members' walks report to this stream (region).
-    std::unique_ptr<StreamAhead> ahead;
-    if (fd_ >= 0) {
-      ahead = std::make_unique<StreamAhead>(fd_, file, 0, true);
-      ahead->at(next);  // before libelf's first member read
-    }
-    archive_stream_ = ahead.get();
     // libelf ends the walk quietly at a member header it cannot read: the walk must reach
     // the end of the file (an odd byte of padding aside), or the rest was lost.
     while (Elf* raw = elf_begin(-1, cmd, ar)) {
@@ -154,18 +146,12 @@ class Scanner {
         break;
       }
       next = static_cast<uint64_t>(at) + 60 + h->ar_size + (h->ar_size & 1);
-      if (ahead) ahead->at(static_cast<uint64_t>(at));
       if (elf_kind(member.get()) == ELF_K_ELF) {
         int64_t base = elf_getbase(member.get());
         if (base >= 0 && static_cast<uint64_t>(base) <= file.size())
           one_elf(member.get(), file.subspan(static_cast<uint64_t>(base)), static_cast<uint64_t>(base));
       }
       cmd = elf_next(member.get());
-    }
-    archive_stream_ = nullptr;
-    if (ahead) {
-      ahead->stop();
-      out_.streamed += ahead->bytes_read();
     }
     if (next + 1 < file.size())
       note(next, fmt::format("bad member header; the {} bytes from here on are not read", file.size() - next), "archive");
@@ -227,9 +213,9 @@ class Scanner {
           continue;
         }
         Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
-        bool prefetched = segment && sname == ".nv_fatbin" && eh.e_type != ET_REL &&
-                          read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
-        served |= region(section, base + sh.sh_offset, sh.sh_offset, tables, !prefetched) && !tables;
+        if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
+        else if (fd_ >= 0) advise(section, MADV_NORMAL);  // an unregistered walk: the chain alone, read-around helps
+        served |= region(section, base + sh.sh_offset, sh.sh_offset, tables) && !tables;
       }
   }
 
@@ -241,35 +227,20 @@ class Scanner {
   }
 
   // The registered containers of a mapped library, read ahead on many threads (binary/prefetch).
-  // Returns whether it did (a walk with few registered containers is streamed instead).
-  bool read_ahead(Bytes section, const GElf_Shdr& sh, Bytes segment) {
-    if (fd_ < 0) return false;
+  void read_ahead(Bytes section, const GElf_Shdr& sh, Bytes segment) {
+    if (fd_ < 0) return;
     std::vector<uint64_t> offsets = registered_containers(segment, sh.sh_addr, sh.sh_size);
-    if (offsets.size() < kPrefetchAtLeast) return false;
+    if (offsets.size() < kPrefetchAtLeast) return;
     prefetch_containers(section, offsets, kPrefetchThreads, true, enough());
-    return true;
   }
 
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
-  // `stream`: nothing read its headers ahead, so the walk is streamed where it is dense.
   // Returns whether one of them answered ReadFocus.
-  bool region(Bytes b, uint64_t base, uint64_t align_base, bool dispatch_table, bool stream) {
+  bool region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
     size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
-    std::unique_ptr<StreamAhead> ahead;
-    Reading reading;
-    if (archive_stream_) {  // an archive member's: the archive's stream follows it
-      reading = [this, base](uint64_t at) { archive_stream_->at(base + at); };
-    } else if (stream && fd_ >= 0) {
-      ahead = std::make_unique<StreamAhead>(fd_, b, base);
-      reading = [&ahead](uint64_t at) { ahead->at(at); };
-    }
     // A kernel table the library dispatches itself serves a GPU through any one container (judge_binary):
     // the first that serves every GPU ends its walk.
-    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table, reading ? &reading : nullptr);
-    if (ahead) {
-      ahead->stop();
-      out_.streamed += ahead->bytes_read();
-    }
+    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table);
     out_.table_cut |= parse.stopped;
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
     out_.problems += parse.notes_dropped;
@@ -392,7 +363,6 @@ class Scanner {
   uint64_t decompressed_ = 0;  // bytes taken from the file's budget
   bool spent_ = false;         // a decompression budget ran out
   const ReadFocus* focus_;     // null: every entry is read
-  StreamAhead* archive_stream_ = nullptr;  // while an archive's members are read
   Enough enough_;              // asks focus_ at each entry
 };
 
@@ -431,9 +401,9 @@ FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kern
   FileScan out = scan(file.bytes(), shown, kernels, file.fd(), budget, focus);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   getrusage(RUSAGE_THREAD, &after);
-  trace(fmt::format("scan file {:.1f} ms, read {} KiB, {} major faults, streamed {} KiB, {} containers ({} cut), {} MiB: {}",
-                    ms, (after.ru_inblock - before.ru_inblock) / 2, after.ru_majflt - before.ru_majflt,
-                    out.streamed >> 10, out.containers.size(), out.containers_cut, file.bytes().size() >> 20, shown));
+  trace(fmt::format("scan file {:.1f} ms, read {} KiB, {} major faults, {} containers ({} cut), {} MiB: {}", ms,
+                    (after.ru_inblock - before.ru_inblock) / 2, after.ru_majflt - before.ru_majflt,
+                    out.containers.size(), out.containers_cut, file.bytes().size() >> 20, shown));
   return out;
 }
 

@@ -56,7 +56,6 @@ struct FileScan {
   // for: a module had answered it already.
   bool table_cut = false;
   std::vector<int> cut_for;        // the GPUs that answer was about
-  uint64_t streamed = 0;           // bytes read ahead of unregistered walks (binary/stream_ahead)
 };
 
 // Scans bytes already in memory (libelf reads ELF input from a private copy). `name` is

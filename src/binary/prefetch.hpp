@@ -25,7 +25,7 @@ namespace cd::bin {
 // Wrappers with another magic or pointing elsewhere are ignored.
 std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr, uint64_t fatbin_size);
 
-// madvise over the pages that hold `range` of a file mapping (MADV_RANDOM,
+// madvise over the pages that hold `range` of a file mapping (MADV_RANDOM, MADV_NORMAL,
 // MADV_WILLNEED): how the kernel reads the pages a parser is about to touch.
 void advise(Bytes range, int advice);
 
