@@ -241,16 +241,26 @@ TEST_F(LibsPython, WithoutPreloadingLdLibraryPathWins) {
 namespace cd {
 namespace {
 
+// A 9.14.0 cuDNN sub-library in t/sys (libcudnn_<sub>.so.9.14.0 and its .so.9 link), built from `source`,
+// as a system package would leave it.
+bool old_sublib(const TempDir& t, const std::string& sub, const std::string& source) {
+  fs::create_directories(t / "sys");
+  const std::string file = "libcudnn_" + sub + ".so.9.14.0";
+  write_file(t / (sub + ".c"), source);
+  if (sh("gcc -shared -fPIC -o " + quote(t / ("sys/" + file)) + " " + quote(t / (sub + ".c")) + " -Wl,-soname,libcudnn_" +
+         sub + ".so.9").rc != 0)
+    return false;
+  fs::create_symlink(file, t / ("sys/libcudnn_" + sub + ".so.9"));
+  return true;
+}
+
 // The real libcudnn.so.9 of the toolkit with a system-like directory on LD_LIBRARY_PATH whose
 // libcudnn_graph.so.9 is 9.14.0: libs names it, and the real shim does load that file.
 TEST(LibsCudnn, WhatIfLdLibraryPathGivesTheShimOldSubLibraries) {
   const std::string shim = "/usr/local/cuda/lib64/libcudnn.so.9";
   if (!fs::exists(shim)) GTEST_SKIP() << shim << " not installed";
   TempDir t;
-  fs::create_directories(t / "sys");
-  write_file(t / "g.c", "#include <stddef.h>\nsize_t cudnnGetVersion(void){return 91400;}\n");
-  ASSERT_EQ(sh("gcc -shared -fPIC -o " + quote(t / "sys/libcudnn_graph.so.9.14.0") + " " + quote(t / "g.c") + " -Wl,-soname,libcudnn_graph.so.9").rc, 0);
-  fs::create_symlink("libcudnn_graph.so.9.14.0", t / "sys/libcudnn_graph.so.9");
+  ASSERT_TRUE(old_sublib(t, "graph", "#include <stddef.h>\nsize_t cudnnGetVersion(void){return 91400;}\n"));
   auto r = doctor({"libs", "--env", "LD_LIBRARY_PATH=" + t / "sys", shim});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("libcudnn.so is 9.19"), std::string::npos) << r.out;
@@ -279,10 +289,7 @@ TEST(LibsCudnn, OldOpsOnLdLibraryPathFailOnlyTheCallsThatNeedThem) {
   const std::string shim = "/usr/local/cuda/lib64/libcudnn.so.9";
   if (!fs::exists(shim)) GTEST_SKIP() << shim << " not installed";
   TempDir t;
-  fs::create_directories(t / "sys");
-  write_file(t / "o.c", "int cudnnCreateTensorDescriptor(void** d) { *d = 0; return 0; }\n");
-  ASSERT_EQ(sh("gcc -shared -fPIC -o " + quote(t / "sys/libcudnn_ops.so.9.14.0") + " " + quote(t / "o.c") + " -Wl,-soname,libcudnn_ops.so.9").rc, 0);
-  fs::create_symlink("libcudnn_ops.so.9.14.0", t / "sys/libcudnn_ops.so.9");
+  ASSERT_TRUE(old_sublib(t, "ops", "int cudnnCreateTensorDescriptor(void** d) { *d = 0; return 0; }\n"));
   auto r = doctor({"libs", "--json", "--env", "LD_LIBRARY_PATH=" + t / "sys", shim});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
