@@ -5,6 +5,7 @@
 // its limits for any input: notes per file and per run, decompressed bytes per file and
 // per run (binary/budget.hpp). Small limits make the fuzzer reach them quickly.
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -71,6 +72,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(offsets.size() <= size / 24, "one registered container per wrapper at most");
   auto ahead = cd::bin::prefetch_containers(bytes, offsets, 2, false);
   check(ahead.headers <= offsets.size() * 4097, "headers read ahead per container");
+
+  // The archive read-ahead, on the input as a file (a memfd: libelf reads its descriptor),
+  // with the residency shortcut off: symbol table offsets anywhere, members of any shape.
+  auto members = cd::bin::armap_members(bytes);
+  check(members.size() <= size / 4, "one member offset per 4 bytes of symbol table at most");
+  if (int fd = memfd_create("fuzz.a", MFD_CLOEXEC); fd >= 0) {
+    if (size > 0 && write(fd, data, size) == static_cast<ssize_t>(size)) {
+      auto archive = cd::bin::prefetch_archive(bytes, fd, 2, false);
+      check(archive.members <= members.size(), "members read ahead that the table does not list");
+    }
+    close(fd);
+  }
 
   cd::bin::FatbinParse p = cd::bin::parse_fatbin(bytes, 0);
   check(p.notes.size() <= cd::bin::kMaxParseNotes, "notes per parse");

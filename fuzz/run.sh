@@ -26,6 +26,8 @@ if [ -z "$(ls -A "$corpus")" ]; then
       "$nvcc" -c "$tmp/k.cu" -o "$corpus/k_$mode.o" -gencode arch=compute_80,code=[sm_80,compute_80] \
         -gencode arch=compute_90a,code=sm_90a -compress-mode=$mode || true
     done
+    # An archive with a symbol table (the archive read-ahead walks its members).
+    ar rcs "$corpus/k.a" "$corpus/k_none.o" "$corpus/k_size.o" || true
     "$nvcc" -fatbin "$tmp/k.cu" -o "$corpus/k.fatbin" -gencode arch=compute_100f,code=sm_100f || true
     "$nvcc" -cubin -arch=sm_90a "$tmp/k.cu" -o "$corpus/k.cubin" || true
     rm -rf "$tmp"

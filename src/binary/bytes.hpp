@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string_view>
 
 namespace cd::bin {
 
@@ -19,6 +20,14 @@ T load(Bytes b, uint64_t off) {  // caller checked fits(b.size(), off, sizeof(T)
   T v;
   std::memcpy(&v, b.data() + off, sizeof v);
   return v;
+}
+
+// The NUL-terminated string at `at` (a name in an ELF string table), cut at the end of `b`;
+// empty when `at` lies outside.
+inline std::string_view string_at(Bytes b, uint64_t at) {
+  if (at >= b.size()) return {};
+  const char* p = reinterpret_cast<const char*>(b.data()) + at;
+  return {p, strnlen(p, b.size() - at)};
 }
 
 }  // namespace cd::bin

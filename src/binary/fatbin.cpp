@@ -6,6 +6,8 @@
 // with the entries found (each at least 64 bytes of input), never with the notes.
 #include "binary/fatbin.hpp"
 
+#include <elf.h>
+
 #include <fmt/format.h>
 
 namespace cd::bin {
@@ -33,6 +35,18 @@ Compression compression_of(uint64_t flags) {
 }
 
 }  // namespace
+
+bool fatbin_section(std::string_view name) {
+  for (std::string_view s : {".nv_fatbin", "__nv_relfatbin", ".ldata", ".lrodata"})
+    if (name == s) return true;
+  return false;
+}
+
+bool table_section(std::string_view name) { return name == ".ldata" || name == ".lrodata"; }
+
+bool may_hold_fatbin(uint32_t type, uint64_t flags) {
+  return type == SHT_PROGBITS && !(flags & (SHF_EXECINSTR | SHF_GROUP));
+}
 
 FatbinEntry read_entry_header(Bytes b, uint64_t q) {
   FatbinEntry e;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "binary/bytes.hpp"
@@ -16,6 +17,17 @@ namespace cd::bin {
 
 inline constexpr uint32_t kFatbinMagic = 0xBA55ED50u;
 inline constexpr uint32_t kWrapperMagic = 0x466243B1u;  // __fatBinC_Wrapper_t in .nvFatBinSegment
+
+// Where fatbins live in a host ELF file: .nv_fatbin (linked), __nv_relfatbin (-rdc objects),
+// and the large-model data sections some big libraries keep their own kernel tables in
+// (cuFFT: .ldata); .nvFatBinSegment lists the containers a library registers.
+bool fatbin_section(std::string_view name);
+// The large-model ones (.ldata, .lrodata): searched whole, not walked from registrations.
+bool table_section(std::string_view name);
+// Whether a section of this type and flags can be one of those (or .nvFatBinSegment): data
+// that is neither code nor part of a COMDAT group. Only those need a name: a cuBLASLt
+// object has 9,735 sections and 1.8 MB of names, 200 of them data outside a group.
+bool may_hold_fatbin(uint32_t type, uint64_t flags);
 
 enum class EntryKind { ptx, sass, nvvm_ir, unknown };
 enum class Compression { none, lz4, zstd, legacy };

@@ -13,6 +13,7 @@
 // budgets.
 #include "binary/file_scan.hpp"
 
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/mman.h>
@@ -50,14 +51,6 @@ bool member_header_ok(Bytes file, uint64_t at) {
     else return false;
   }
   return digits;
-}
-
-// Where fatbins live: .nv_fatbin (linked), __nv_relfatbin (-rdc objects), and the
-// large-model data sections some big libraries register their modules from (cuFFT: .ldata).
-bool fatbin_section(std::string_view name) {
-  for (std::string_view s : {".nv_fatbin", "__nv_relfatbin", ".ldata", ".lrodata"})
-    if (name == s) return true;
-  return false;
 }
 
 // Fewer registered containers than this are walked as they come; the read-ahead threads
@@ -133,6 +126,10 @@ class Scanner {
     out_.format = "archive";
     // A member's command must be its parent's: elf_memory's parent is ELF_C_READ_MMAP.
     Elf_Cmd cmd = fd_ >= 0 ? ELF_C_READ : ELF_C_READ_MMAP;
+    if (fd_ >= 0) {
+      ArchivePrefetch ahead = prefetch_archive(file, fd_, kPrefetchThreads);
+      archive_read_ahead_ = ahead.resident || ahead.members > 0;
+    }
     uint64_t next = 8;  // where the next member header should be: after "!<arch>\n", then after each member
     // libelf ends the walk quietly at a member header it cannot read: the walk must reach
     // the end of the file (an odd byte of padding aside), or the rest was lost.
@@ -183,15 +180,17 @@ class Scanner {
     for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
       GElf_Shdr sh;
       if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
-      std::string_view sname = name_at(name_table, sh.sh_name);
       if (!fits(b.size(), sh.sh_offset, sh.sh_size)) {
         // Any section cut short means the file is (noted once); a fatbin section cut short is skipped.
+        std::string_view sname = string_at(name_table, sh.sh_name);
         if (!truncated)
           note(base + sh.sh_offset, fmt::format("truncated: section {} runs past the end of the file ({} bytes)",
                                                 sname.empty() ? "?" : sname, b.size()), "ELF");
         truncated = true;
         continue;
       }
+      if (!may_hold_fatbin(sh.sh_type, sh.sh_flags)) continue;  // a name is a read: code and groups have none
+      std::string_view sname = string_at(name_table, sh.sh_name);
       if (sname == ".nvFatBinSegment" || fatbin_section(sname)) sections.push_back({sh, sname});
     }
     const Section* segment = nullptr;
@@ -204,7 +203,7 @@ class Scanner {
     bool served = false;
     for (bool tables : {false, true})
       for (const auto& [sh, sname] : sections) {
-        if (!fatbin_section(sname) || (sname[1] == 'l') != tables) continue;
+        if (!fatbin_section(sname) || table_section(sname) != tables) continue;
         // A linked binary keeps its -rdc inputs in __nv_relfatbin, but the runtime loads the
         // device-linked image in .nv_fatbin (cuobjdump lists only that one too).
         if (eh.e_type != ET_REL && sname == "__nv_relfatbin") continue;
@@ -214,16 +213,11 @@ class Scanner {
         }
         Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
         if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
-        else if (fd_ >= 0) advise(section, MADV_NORMAL);  // an unregistered walk: the chain alone, read-around helps
+        // An unregistered walk: the chain alone, read-around helps — except in an archive whose
+        // members' chains were read ahead (prefetch_archive): there it would read the images too.
+        else if (fd_ >= 0 && !(archive_read_ahead_ && !tables)) advise(section, MADV_NORMAL);
         served |= region(section, base + sh.sh_offset, sh.sh_offset, tables) && !tables;
       }
-  }
-
-  // A name in a section name table, empty when it does not fit.
-  static std::string_view name_at(Bytes table, uint64_t at) {
-    if (at >= table.size()) return {};
-    const char* p = reinterpret_cast<const char*>(table.data()) + at;
-    return {p, strnlen(p, table.size() - at)};
   }
 
   // The registered containers of a mapped library, read ahead on many threads (binary/prefetch).
@@ -362,6 +356,7 @@ class Scanner {
   uint64_t dropped_ = 0;       // notes not kept
   uint64_t decompressed_ = 0;  // bytes taken from the file's budget
   bool spent_ = false;         // a decompression budget ran out
+  bool archive_read_ahead_ = false;  // this archive's members were read ahead
   const ReadFocus* focus_;     // null: every entry is read
   Enough enough_;              // asks focus_ at each entry
 };
@@ -391,8 +386,10 @@ FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kern
     out.error = fmt::format("{}: {}", shown, file.error());
     return out;
   }
-  // Headers are scattered: each fault reads its page, not the device's read-around window.
+  // Headers are scattered: each fault reads its page, not the device's read-around window,
+  // and each pread (libelf's headers) what it asks for, not a window the kernel guesses.
   advise(file.bytes(), MADV_RANDOM);
+  posix_fadvise(file.fd(), 0, 0, POSIX_FADV_RANDOM);
   if (!trace_enabled()) return scan(file.bytes(), shown, kernels, file.fd(), budget, focus);
   // CUDA_DOCTOR_TRACE: what this file cost this thread (the read-ahead threads' reads are theirs).
   rusage before{}, after{};

@@ -1,10 +1,14 @@
 #include "binary/prefetch.hpp"
 
+#include <gelf.h>
+#include <libelf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
+#include <optional>
 
 #include "binary/fatbin.hpp"
 #include "util/thread_pool.hpp"
@@ -60,7 +64,82 @@ uint64_t touch_container(Bytes s, uint64_t p, const Enough* enough) {
   return n;
 }
 
+// Where the walk looks for the container after the one at `p`: past its bytes, at the next
+// 8-byte aligned offset of the ELF image that holds the magic, within a page of padding (a
+// longer gap is left to the walk's own search). `base`: the section's offset in its image.
+std::optional<uint64_t> next_container(Bytes s, uint64_t p, uint64_t base) {
+  if (!fits(s.size(), p, 16)) return std::nullopt;
+  uint64_t q = p + load<uint16_t>(s, p + 6) + load<uint64_t>(s, p + 8);
+  if (q < p) return std::nullopt;
+  q = ((base + q + 7) & ~uint64_t{7}) - base;
+  for (uint64_t limit = q + 4096; fits(s.size(), q, 16) && q < limit; q += 8)
+    if (load<uint32_t>(s, q) == kFatbinMagic) return q;
+  return std::nullopt;
+}
+
+struct ElfCloser {
+  void operator()(Elf* e) const { elf_end(e); }
+};
+using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
+
+// The member at archive offset `at` (its ar header): reads its ELF and section headers
+// through libelf (`ar` is this thread's own handle on the archive: elf_rand moves it) and
+// touches the header chains of its walked fatbin sections in `file`. Returns the headers read.
+uint64_t touch_member(Bytes file, int fd, Elf* ar, uint64_t at) {
+  if (elf_rand(ar, at) != at) return 0;
+  ElfPtr member(elf_begin(fd, ELF_C_READ, ar));
+  GElf_Ehdr eh;
+  size_t names = 0;
+  int64_t base = member ? elf_getbase(member.get()) : -1;
+  if (base < 0 || elf_kind(member.get()) != ELF_K_ELF || !gelf_getehdr(member.get(), &eh) ||
+      elf_getshdrstrndx(member.get(), &names) != 0)
+    return 0;
+  // Names from the mapping, a page each: libelf's elf_strptr would read the whole table.
+  GElf_Shdr table;
+  if (!gelf_getshdr(elf_getscn(member.get(), names), &table) || !fits(file.size(), base + table.sh_offset, table.sh_size))
+    return 0;
+  Bytes name_table = file.subspan(base + table.sh_offset, table.sh_size);
+  uint64_t headers = 0;
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(member.get(), scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || !may_hold_fatbin(sh.sh_type, sh.sh_flags)) continue;
+    std::string_view name = string_at(name_table, sh.sh_name);
+    if (!fatbin_section(name) || table_section(name)) continue;
+    uint64_t start = static_cast<uint64_t>(base) + sh.sh_offset;
+    if (!fits(file.size(), start, sh.sh_size)) continue;
+    Bytes section = file.subspan(start, sh.sh_size);
+    // The first container at the section's first 8-byte aligned offset in the member's image.
+    std::optional<uint64_t> p = ((sh.sh_offset + 7) & ~uint64_t{7}) - sh.sh_offset;
+    for (size_t n = 0; p && n < kMaxEntries; ++n, p = next_container(section, *p, sh.sh_offset))
+      headers += touch_container(section, *p, nullptr);
+  }
+  return headers;
+}
+
 }  // namespace
+
+std::vector<uint64_t> armap_members(Bytes file) {
+  std::vector<uint64_t> out;
+  constexpr uint64_t kHeader = 60, kFirst = 8;  // after "!<arch>\n"
+  if (!fits(file.size(), kFirst, kHeader)) return out;
+  std::string_view name(reinterpret_cast<const char*>(file.data()) + kFirst, 16);
+  uint64_t width = name.starts_with("/ ") ? 4 : name.starts_with("/SYM64/ ") ? 8 : 0;
+  if (width == 0) return out;
+  uint64_t size = 0;  // the decimal size field, bytes 48-57
+  for (uint64_t i = kFirst + 48; i < kFirst + 58 && file[i] >= '0' && file[i] <= '9'; ++i) size = size * 10 + (file[i] - '0');
+  Bytes table = fits(file.size(), kFirst + kHeader, size) ? file.subspan(kFirst + kHeader, size) : Bytes{};
+  auto big_endian = [&](uint64_t at) {
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < width; ++i) v = v << 8 | table[at + i];
+    return v;
+  };
+  if (!fits(table.size(), 0, width)) return out;
+  uint64_t count = big_endian(0);
+  if (count > table.size() / width) return out;
+  for (uint64_t i = 1; i <= count && fits(table.size(), i * width, width); ++i)
+    if (uint64_t at = big_endian(i * width); at < file.size()) out.push_back(at);
+  return out;
+}
 
 void advise(Bytes range, int advice) {
   if (range.empty()) return;
@@ -90,6 +169,30 @@ Prefetch prefetch_containers(Bytes section, const std::vector<uint64_t>& offsets
   }
   std::atomic<uint64_t> headers{0};
   parallel_for(offsets.size(), threads, [&](size_t i) { headers += touch_container(section, offsets[i], enough); });
+  out.headers = headers;
+  return out;
+}
+
+ArchivePrefetch prefetch_archive(Bytes file, int fd, size_t threads, bool when_cold) {
+  ArchivePrefetch out;
+  if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE) return out;
+  std::vector<uint64_t> members = armap_members(file);
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  if (members.empty()) return out;
+  if (when_cold && all_resident(file, members)) {
+    out.resident = true;
+    return out;
+  }
+  // One archive handle per thread; member i goes to thread i % threads.
+  threads = std::min(threads, members.size());
+  std::atomic<uint64_t> headers{0};
+  parallel_for(threads, threads, [&](size_t t) {
+    ElfPtr ar(elf_begin(fd, ELF_C_READ, nullptr));
+    if (!ar) return;
+    for (size_t i = t; i < members.size(); i += threads) headers += touch_member(file, fd, ar.get(), members[i]);
+  });
+  out.members = members.size();
   out.headers = headers;
   return out;
 }
