@@ -200,6 +200,11 @@ class Scanner {
     // (cuFFT's .ldata): a table only adds "some container serves this GPU" to the verdict, so once a
     // module serves every local GPU natively check need not search those sections (cuBLASLt's hold
     // 106 MiB and no container).
+    // A scan searches every table whole: asked for at once (MADV_WILLNEED), the table's pages come
+    // as a deep queue of large reads while the modules are walked, not 8 MiB per fault in sequence.
+    if (fd_ >= 0 && !focus_)
+      for (const auto& [sh, sname] : sections)
+        if (table_section(sname)) advise(b.subspan(sh.sh_offset, sh.sh_size), MADV_WILLNEED);
     bool served = false;
     for (bool tables : {false, true})
       for (const auto& [sh, sname] : sections) {

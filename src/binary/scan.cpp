@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "binary/build_id.hpp"
 #include "util/regular_file.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
@@ -114,6 +115,33 @@ std::string package_of(const std::string& path) {
   return "";
 }
 
+namespace {
+
+// Copies of one build are read once: for each file, the index of the first file of the same
+// size and GNU build-id (itself when none). Only sizes that occur twice are looked at (a
+// build-id costs a few small reads), and only files of at least 1 MiB: small ones cost less
+// to read than to compare.
+std::vector<size_t> same_builds(const std::vector<WalkedFile>& files, const Root& root) {
+  std::vector<size_t> same(files.size());
+  std::map<uint64_t, std::vector<size_t>> by_size;
+  for (size_t i = 0; i < files.size(); ++i) {
+    same[i] = i;
+    if (files[i].size >= (1u << 20)) by_size[files[i].size].push_back(i);
+  }
+  for (const auto& [size, list] : by_size) {
+    if (list.size() < 2) continue;
+    std::map<std::string, size_t> first;
+    for (size_t i : list) {
+      RegularFile file(root, root.inner_path(files[i].open_path));
+      std::string id = file.ok() && file.size() == size ? bin::gnu_build_id(file.fd()) : "";
+      if (!id.empty()) same[i] = first.emplace(id, i).first->second;
+    }
+  }
+  return same;
+}
+
+}  // namespace
+
 std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const ScanOptions& opts, ScanStats* stats) {
   // Files named directly are always reported, even without CUDA code; the walk keeps only
   // directories and regular files, so anything else named directly is reported here.
@@ -146,12 +174,15 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return walked.files[a].size > walked.files[b].size; });
 
+  std::vector<size_t> same = same_builds(walked.files, opts.root);
+
   std::vector<BinaryScan> results(walked.files.size());
   std::mutex progress_mutex;
   size_t done = 0;
   bin::RunBudget budget(opts.limits);  // shared by the threads
   parallel_for(order.size(), opts.threads, [&](size_t k) {
     size_t i = order[k];
+    if (same[i] != i) return;  // a copy: its answer is the first copy's, below
     // Opened through the root's descriptor: open_path had no link below --root's prefix when
     // walked, and one swapped in since is resolved inside the root, never followed out of it.
     const std::string& host = walked.files[i].open_path;
@@ -163,6 +194,14 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
     }
   });
 
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (same[i] == i) continue;
+    results[i] = results[same[i]];
+    results[i].path = walked.files[i].path;
+    results[i].package = package_of(walked.files[i].path);
+    results[i].same_build_as = walked.files[same[i]].path;
+    if (opts.progress) opts.progress(++done, order.size(), walked.files[i].path);
+  }
   if (trace_enabled()) trace("scan: files read");
   if (stats) {
     stats->files_examined = walked.files.size();

@@ -58,8 +58,10 @@ struct BinaryScan {
   bool dispatch_cut = false;  // its own kernel table read only until a container served those GPUs (or not at all:
                               // a module served them already)
   std::vector<int> cut_for;
+  // Not read: a copy of this file (the same size and GNU build-id), whose answer it has.
+  std::string same_build_as;
 };
 CD_JSON(BinaryScan, path, package, format, file_size, error, notes, problems, containers, images, groups,
-        dispatch_containers, dispatch_images, containers_cut, dispatch_cut, cut_for)
+        dispatch_containers, dispatch_images, containers_cut, dispatch_cut, cut_for, same_build_as)
 
 }  // namespace cd

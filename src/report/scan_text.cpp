@@ -108,6 +108,9 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
                          verdicts.empty() ? "" : "  → " + join(verdicts, ", "));
       if (opts.verbose > 0) {
         out += st.paint(fmt::format("      {}  {}\n", shown(b->path), shown(b->format)), Color::gray);
+        if (!b->same_build_as.empty())
+          out += st.paint(fmt::format("      not read: the same build (size, GNU build-id) as {}\n", shown(b->same_build_as)),
+                          Color::gray);
         for (const auto& g : b->groups) {
           auto [gs, gp] = arch_lists(*b, &g.images);
           out += st.paint(fmt::format("      {:>5}× SASS {}  PTX {}{}\n", g.count, gs, gp,

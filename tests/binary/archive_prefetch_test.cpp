@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -72,20 +71,9 @@ bool page_resident(Bytes b, uint64_t at) {
   return mincore(reinterpret_cast<void*>(p & ~(page - 1)), 1, &in) == 0 && (in & 1);
 }
 
-// An archive of four objects, each with a kernel whose image carries 256 KiB of random (so
-// incompressible) initialized device data, for three GPUs: images many pages long, headers few.
+// An archive of four objects of big.cu (fx::big_source), each for three GPUs.
 std::string big_archive() {
-  std::string cu = fx::dir() + "/big.cu";
-  if (access(cu.c_str(), R_OK) != 0) {
-    std::string tmp = cu + "." + std::to_string(getpid()) + ".tmp";
-    std::ofstream out(tmp);
-    std::mt19937 random(7);
-    out << "__device__ unsigned table[65536] = {";
-    for (int i = 0; i < 65536; ++i) out << random() << "u,";
-    out << "};\n__global__ void lookup(unsigned* o) { o[threadIdx.x] = table[threadIdx.x * 97]; }\n";
-    out.close();
-    std::rename(tmp.c_str(), cu.c_str());
-  }
+  fx::big_source();
   return fx::build("libbig.a", std::string(fx::kNvcc) +
                                    " -c big.cu -o big0.o -gencode arch=compute_75,code=sm_75 -gencode "
                                    "arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 && "

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -37,6 +38,22 @@ inline std::string source() {
                         "#ifdef WITH_MAIN\nint main() { launch(nullptr); return 0; }\n#endif\n";
   std::rename(tmp.c_str(), path.c_str());
   return path;
+}
+
+// big.cu: a kernel whose image carries 256 KiB of random (so incompressible) initialized device
+// data: images many pages long, headers few (a library of ≥ 1 MiB with three or more GPUs).
+inline std::string big_source() {
+  std::string cu = dir() + "/big.cu";
+  if (access(cu.c_str(), R_OK) == 0) return cu;
+  std::string tmp = cu + "." + std::to_string(getpid()) + ".tmp";
+  std::ofstream out(tmp);
+  std::mt19937 random(7);
+  out << "__device__ unsigned table[65536] = {";
+  for (int i = 0; i < 65536; ++i) out << random() << "u,";
+  out << "};\n__global__ void lookup(unsigned* o) { o[threadIdx.x] = table[threadIdx.x * 97]; }\n";
+  out.close();
+  std::rename(tmp.c_str(), cu.c_str());
+  return cu;
 }
 
 // Runs `command` (with $OUT = the output path, in the fixture dir) unless the output

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -132,4 +133,44 @@ TEST(ScanCli, DirectoryOfRealToolkitLibraries) {
   EXPECT_EQ(containers["/usr/local/cuda/lib64/libcublasLt.so.13"], 2782);
   EXPECT_EQ(containers["/usr/local/cuda/lib64/libcudnn_engines_precompiled.so.9"], 1379);
   EXPECT_FALSE(containers.count("/usr/local/cuda/lib64/libcublasLt.so")) << "symlink deduplicated";
+}
+
+// Copies of one build (the same size and GNU build-id: a toolkit beside pip's wheels) are read
+// once and answered alike; a rebuild of the same size (another build-id) is read.
+TEST(ScanCli, CopiesOfOneBuildAreReadOnce) {
+  NEED_NVCC();
+  fx::big_source();
+  std::string link = std::string(fx::kNvcc) +
+                     " -shared -Xcompiler -fPIC big.cu -o \"$OUT\" -gencode arch=compute_75,code=sm_75 -gencode "
+                     "arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_90,code=sm_90 "
+                     "-gencode arch=compute_120,code=sm_120 -Xlinker --build-id=0x";
+  std::string first = fx::build("libbig_a.so", link + std::string(40, 'a'));
+  std::string rebuilt = fx::build("libbig_b.so", link + std::string(40, 'b'));
+  ASSERT_FALSE(first.empty());
+  ASSERT_FALSE(rebuilt.empty());
+  ASSERT_EQ(std::filesystem::file_size(first), std::filesystem::file_size(rebuilt));
+  ASSERT_GE(std::filesystem::file_size(first), 1u << 20) << "copies under 1 MiB are read anyway";
+  std::string dups = fx::dir() + "/dups." + std::to_string(getpid());
+  for (const char* d : {"a", "b", "c"}) std::filesystem::create_directories(dups + "/" + d);
+  std::filesystem::copy_file(first, dups + "/a/libbig.so", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(first, dups + "/b/libbig.so", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(rebuilt, dups + "/c/libbig.so", std::filesystem::copy_options::overwrite_existing);
+
+  Result r = run("scan --json " + dups + " --gpu H100");
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> by;
+  for (const auto& b : j["binaries"]) by[b["path"].get<std::string>()] = b;
+  ASSERT_EQ(by.size(), 3u) << r.out;
+  ASSERT_GE(by[dups + "/a/libbig.so"]["images"].size(), 5u) << r.out;
+  EXPECT_EQ(by[dups + "/a/libbig.so"]["same_build_as"], "");
+  EXPECT_EQ(by[dups + "/b/libbig.so"]["same_build_as"], dups + "/a/libbig.so");
+  EXPECT_EQ(by[dups + "/c/libbig.so"]["same_build_as"], "") << "another build-id is read";
+  for (const char* d : {"b", "c"}) {
+    EXPECT_EQ(by[dups + "/" + d + "/libbig.so"]["images"], by[dups + "/a/libbig.so"]["images"]) << d;
+    EXPECT_EQ(by[dups + "/" + d + "/libbig.so"]["containers"], by[dups + "/a/libbig.so"]["containers"]) << d;
+  }
+  Result v = run("scan -v --no-color " + dups + " --gpu H100");
+  EXPECT_NE(v.out.find("not read: the same build (size, GNU build-id) as " + dups + "/a/libbig.so"), std::string::npos)
+      << v.out;
+  std::filesystem::remove_all(dups);
 }
