@@ -129,6 +129,9 @@ class Scanner {
     if (fd_ >= 0) {
       ArchivePrefetch ahead = prefetch_archive(file, fd_, kPrefetchThreads);
       archive_read_ahead_ = ahead.resident || ahead.members > 0;
+      if (trace_enabled())
+        trace(fmt::format("read ahead {}: {} members, {}", name_, ahead.members,
+                          ahead.resident ? "in memory already" : fmt::format("{} headers", ahead.headers)));
     }
     uint64_t next = 8;  // where the next member header should be: after "!<arch>\n", then after each member
     // libelf ends the walk quietly at a member header it cannot read: the walk must reach
@@ -218,9 +221,12 @@ class Scanner {
         }
         Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
         if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
+        // A table is searched from here on, every byte up to the container that answers (all of them
+        // for scan): asked for whole at once, its pages come as a deep queue of large reads.
+        else if (fd_ >= 0 && tables) advise(section, MADV_WILLNEED);
         // An unregistered walk: the chain alone, read-around helps — except in an archive whose
         // members' chains were read ahead (prefetch_archive): there it would read the images too.
-        else if (fd_ >= 0 && !(archive_read_ahead_ && !tables)) advise(section, MADV_NORMAL);
+        else if (fd_ >= 0 && !archive_read_ahead_) advise(section, MADV_NORMAL);
         served |= region(section, base + sh.sh_offset, sh.sh_offset, tables) && !tables;
       }
   }
@@ -230,7 +236,10 @@ class Scanner {
     if (fd_ < 0) return;
     std::vector<uint64_t> offsets = registered_containers(segment, sh.sh_addr, sh.sh_size);
     if (offsets.size() < kPrefetchAtLeast) return;
-    prefetch_containers(section, offsets, kPrefetchThreads, true, enough());
+    Prefetch p = prefetch_containers(section, offsets, kPrefetchThreads, true, enough());
+    if (trace_enabled())
+      trace(fmt::format("read ahead {}: {} registered containers, {}", name_, offsets.size(),
+                        p.resident ? "in memory already" : fmt::format("{} headers", p.headers)));
   }
 
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
