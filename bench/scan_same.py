@@ -6,8 +6,10 @@ import json, sys
 
 def answers(path):
     # Everything scan says about a file: images, container groups, counts, notes, verdicts.
+    # Not compared: same_build_as says how an answer was had (a copy of another file's), not what it is.
     doc = json.load(open(path))
-    return {b.get("path"): json.dumps(b, sort_keys=True) for b in doc.get("binaries", [])}
+    return {b.get("path"): json.dumps({k: v for k, v in b.items() if k != "same_build_as"}, sort_keys=True)
+            for b in doc.get("binaries", [])}
 
 a, b = answers(sys.argv[1]), answers(sys.argv[2])
 diff = [p for p in sorted(set(a) | set(b)) if a.get(p) != b.get(p)]

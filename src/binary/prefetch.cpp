@@ -144,7 +144,16 @@ std::vector<uint64_t> armap_members(Bytes file) {
 void advise(Bytes range, int advice) {
   if (range.empty()) return;
   auto [begin, length] = pages_of(range);
-  madvise(reinterpret_cast<void*>(begin), length, advice);
+  if (advice != MADV_WILLNEED) {
+    madvise(reinterpret_cast<void*>(begin), length, advice);
+    return;
+  }
+  // The kernel reads at most one read-ahead window (read_ahead_kb) per MADV_WILLNEED and drops the
+  // rest of the range (force_page_cache_ra): asked in 1 MiB steps, all of it is read, as a queue of
+  // 1 MiB reads that the calls only submit.
+  constexpr size_t kStep = 1 << 20;
+  for (size_t at = 0; at < length; at += kStep)
+    madvise(reinterpret_cast<void*>(begin + at), std::min(kStep, length - at), MADV_WILLNEED);
 }
 
 std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr, uint64_t fatbin_size) {

@@ -26,7 +26,8 @@ namespace cd::bin {
 std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr, uint64_t fatbin_size);
 
 // madvise over the pages that hold `range` of a file mapping (MADV_RANDOM, MADV_NORMAL,
-// MADV_WILLNEED): how the kernel reads the pages a parser is about to touch.
+// MADV_WILLNEED): how the kernel reads the pages a parser is about to touch. MADV_WILLNEED
+// reads all of the range (in steps: one call reads at most the device's read-ahead window).
 void advise(Bytes range, int advice);
 
 struct Prefetch {
