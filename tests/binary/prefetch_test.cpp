@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -93,6 +94,36 @@ TEST(Prefetch, ReadsEvictedPagesAndIsANoOpWhenResident) {
   Prefetch second = prefetch_containers(section, offsets, 8);
   EXPECT_TRUE(second.resident);
   EXPECT_EQ(second.headers, 0u);
+}
+
+// MADV_WILLNEED over a range longer than the kernel's read-ahead window reads all of it (one
+// call alone reads the first window: a table asked for whole was read 8 MiB, then by faults).
+TEST(Prefetch, WillNeedReadsAllOfALongRange) {
+  const std::string lib = "/usr/local/cuda/lib64/libcublasLt.so.13";
+  if (access(lib.c_str(), R_OK) != 0) GTEST_SKIP() << lib << " missing";
+  {
+    int fd = open(lib.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  }
+  MappedFile file(lib);
+  ASSERT_TRUE(file.ok());
+  ASSERT_GT(file.bytes().size(), 64u << 20);
+  advise(file.bytes(), MADV_RANDOM);
+  Bytes range = file.bytes().subspan(16 << 20, 32 << 20);  // 32 MiB: four 8 MiB windows, 256 of 128 KiB
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  auto resident = [&](Bytes r) {
+    std::vector<unsigned char> in(r.size() / page);
+    mincore(const_cast<uint8_t*>(r.data()), r.size(), in.data());
+    return static_cast<size_t>(std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; })) * page;
+  };
+  if (resident(range) > range.size() / 4) GTEST_SKIP() << "the pages stayed in memory (another process maps " << lib << ")";
+  advise(range, MADV_WILLNEED);
+  Bytes last = range.subspan(range.size() - (1 << 20));  // the last MiB: past any one window
+  for (int i = 0; i < 200 && resident(last) < last.size(); ++i) usleep(10000);  // the reads are asynchronous
+  EXPECT_EQ(resident(last), last.size());
+  EXPECT_GE(resident(range), range.size() * 9 / 10);
 }
 
 // The scan of a mapped file (with read-ahead) and of the same bytes in memory (without)
