@@ -3,8 +3,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <queue>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -117,28 +123,142 @@ std::string package_of(const std::string& path) {
 
 namespace {
 
-// Copies of one build are read once: for each file, the index of the first file of the same
-// size and GNU build-id (itself when none). Only sizes that occur twice are looked at (a
-// build-id costs a few small reads), and only files of at least 1 MiB: small ones cost less
-// to read than to compare.
-std::vector<size_t> same_builds(const std::vector<WalkedFile>& files, const Root& root) {
-  std::vector<size_t> same(files.size());
-  std::map<uint64_t, std::vector<size_t>> by_size;
-  for (size_t i = 0; i < files.size(); ++i) {
-    same[i] = i;
-    if (files[i].size >= (1u << 20)) by_size[files[i].size].push_back(i);
+using Inode = std::pair<uint64_t, uint64_t>;
+
+// Files are read while the walk still finds them: on a cold disk the walk of a big environment
+// is a quarter of a second of directory reads (H100 machine, torch + JAX venv), and the disk
+// serves the files' reads beside it. The walk hands over each file as it finds it, once per
+// inode (a link to a file seen already is not read again); the readers take the biggest file
+// waiting first, the first found among equals. check's readers wait for its question (the
+// GPUs: ReadFocus, from the driver child) until the walk ends: a file read before it is read
+// whole.
+//
+// Copies of one build are read once: a file of at least 1 MiB whose size and GNU build-id are
+// those of a file taken earlier gets that file's answer. Among files of one size the order
+// taken is the order found, and each registers its build-id before it waits on any other's,
+// so which copy is read does not depend on the threads' timing.
+class Readers {
+ public:
+  Readers(const ScanOptions& opts, bin::RunBudget& budget) : opts_(opts), budget_(budget) {
+    size_t n = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
   }
-  for (const auto& [size, list] : by_size) {
-    if (list.size() < 2) continue;
-    std::map<std::string, size_t> first;
-    for (size_t i : list) {
-      RegularFile file(root, root.inner_path(files[i].open_path));
-      std::string id = file.ok() && file.size() == size ? bin::gnu_build_id(file.fd()) : "";
-      if (!id.empty()) same[i] = first.emplace(id, i).first->second;
+  ~Readers() { finish(); }
+
+  void add(const WalkedFile& f) {
+    std::lock_guard lock(mutex_);
+    if (!first_.emplace(Inode{f.dev, f.ino}, files_.size()).second) return;
+    size_t i = files_.size();
+    files_.push_back(f);
+    jobs_.emplace_back();
+    waiting_.push({f.size, ~i});  // biggest first, then the first found
+    more_.notify_one();
+  }
+
+  // The walk is over: reads what is left and returns when every file is read.
+  void finish() {
+    {
+      std::lock_guard lock(mutex_);
+      walked_ = true;
+    }
+    more_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  // The answer for a file the walk found (by inode), or null.
+  const BinaryScan* answer(const WalkedFile& f) const {
+    auto it = first_.find(Inode{f.dev, f.ino});
+    if (it == first_.end()) return nullptr;
+    const Job& job = jobs_[it->second];
+    return job.copy_of ? &jobs_[*job.copy_of].result : &job.result;
+  }
+  // The file whose answer this one has (a copy of one build), or null.
+  const WalkedFile* copy_of(const WalkedFile& f) const {
+    auto it = first_.find(Inode{f.dev, f.ino});
+    if (it == first_.end() || !jobs_[it->second].copy_of) return nullptr;
+    return &files_[*jobs_[it->second].copy_of];
+  }
+
+ private:
+  struct Job {
+    BinaryScan result;
+    std::optional<std::string> build_id;  // set once read ("" without one)
+    std::optional<size_t> copy_of;
+  };
+
+  bool may_start() const {
+    if (walked_) return true;
+    return !opts_.focus || opts_.focus->get() != nullptr;
+  }
+
+  void work() {
+    for (;;) {
+      size_t i = 0;
+      {
+        std::unique_lock lock(mutex_);
+        // check's question may come at any time (no notification): look again every 2 ms.
+        while (!(walked_ && waiting_.empty()) && (waiting_.empty() || !may_start())) more_.wait_for(lock, std::chrono::milliseconds(2));
+        if (waiting_.empty()) return;
+        i = ~waiting_.top().second;
+        waiting_.pop();
+        if (files_[i].size >= kSameBuildAtLeast) taken_[files_[i].size].push_back(i);
+      }
+      read(i);
     }
   }
-  return same;
-}
+
+  void read(size_t i) {
+    WalkedFile f;
+    {
+      std::lock_guard lock(mutex_);
+      f = files_[i];
+    }
+    // Opened through the root's descriptor: open_path had no link below --root's prefix when
+    // walked, and one swapped in since is resolved inside the root, never followed out of it.
+    std::string inner = opts_.root.inner_path(f.open_path);
+    if (f.size >= kSameBuildAtLeast && same_build(i, f, inner)) return;
+    BinaryScan r = summarize(f.open_path, bin::scan_path(opts_.root, inner, f.open_path, opts_.kernels, &budget_, opts_.focus));
+    std::lock_guard lock(mutex_);
+    jobs_[i].result = std::move(r);
+    if (opts_.progress) opts_.progress(++done_, files_.size(), f.path);
+  }
+
+  // Whether file i is a copy of one taken before it (then it is answered by that one).
+  bool same_build(size_t i, const WalkedFile& f, const std::string& inner) {
+    RegularFile file(opts_.root, inner);
+    std::string id = file.ok() && file.size() == f.size ? bin::gnu_build_id(file.fd()) : "";
+    std::unique_lock lock(mutex_);
+    jobs_[i].build_id = id;
+    ids_.notify_all();
+    if (id.empty()) return false;
+    for (size_t j : taken_[f.size]) {
+      if (j == i) break;  // only those taken before
+      ids_.wait(lock, [&] { return jobs_[j].build_id.has_value(); });
+      if (*jobs_[j].build_id == id && !jobs_[j].copy_of) {
+        jobs_[i].copy_of = j;
+        if (opts_.progress) opts_.progress(++done_, files_.size(), f.path);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static constexpr uint64_t kSameBuildAtLeast = 1 << 20;  // smaller files cost less to read than to compare
+
+  const ScanOptions& opts_;
+  bin::RunBudget& budget_;
+  std::mutex mutex_;
+  std::condition_variable more_, ids_;
+  std::map<Inode, size_t> first_;           // inode -> index in files_
+  std::deque<WalkedFile> files_;            // as found, one per inode
+  std::deque<Job> jobs_;                    // one per file: references stay valid as it grows
+  std::priority_queue<std::pair<uint64_t, size_t>> waiting_;  // (size, ~index): biggest, then first found
+  std::map<uint64_t, std::vector<size_t>> taken_;  // size -> files of that size in the order taken
+  bool walked_ = false;
+  size_t done_ = 0;
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace
 
@@ -159,48 +279,26 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
       walkable.push_back(p);
     }
   }
+  bin::RunBudget budget(opts.limits);  // shared by the threads
+  Readers readers(opts, budget);
   WalkOptions wo;
   wo.want = opts.loadable_only ? loadable_name : candidate_name;
   wo.root = opts.root;
+  wo.on_file = [&](const WalkedFile& f) { readers.add(f); };
   WalkResult walked = walk_files(walkable, wo);
   if (trace_enabled()) trace(fmt::format("scan: walked, {} candidate files", walked.files.size()));
-  std::vector<bool> named(walked.files.size(), false);
-  for (size_t i = 0; i < walked.files.size(); ++i)
-    named[i] = std::find(paths.begin(), paths.end(), walked.files[i].path) != paths.end();
+  readers.finish();
 
-  // Biggest files first, so the long ones start early on the thread pool.
-  std::vector<size_t> order(walked.files.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return walked.files[a].size > walked.files[b].size; });
-
-  std::vector<size_t> same = same_builds(walked.files, opts.root);
-
+  // One answer per file the walk kept (a real name over a link to it).
   std::vector<BinaryScan> results(walked.files.size());
-  std::mutex progress_mutex;
-  size_t done = 0;
-  bin::RunBudget budget(opts.limits);  // shared by the threads
-  parallel_for(order.size(), opts.threads, [&](size_t k) {
-    size_t i = order[k];
-    if (same[i] != i) return;  // a copy: its answer is the first copy's, below
-    // Opened through the root's descriptor: open_path had no link below --root's prefix when
-    // walked, and one swapped in since is resolved inside the root, never followed out of it.
-    const std::string& host = walked.files[i].open_path;
-    results[i] = summarize(host, bin::scan_path(opts.root, opts.root.inner_path(host), host, opts.kernels, &budget, opts.focus));
-    results[i].path = walked.files[i].path;
-    if (opts.progress) {
-      std::lock_guard lock(progress_mutex);
-      opts.progress(++done, order.size(), walked.files[i].path);
-    }
-  });
-
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (same[i] == i) continue;
-    results[i] = results[same[i]];
-    results[i].path = walked.files[i].path;
-    results[i].package = package_of(walked.files[i].path);
-    results[i].same_build_as = walked.files[same[i]].path;
-    if (opts.progress) opts.progress(++done, order.size(), walked.files[i].path);
+  std::vector<bool> named(walked.files.size(), false);
+  for (size_t i = 0; i < walked.files.size(); ++i) {
+    const WalkedFile& f = walked.files[i];
+    named[i] = std::find(paths.begin(), paths.end(), f.path) != paths.end();
+    if (const BinaryScan* a = readers.answer(f)) results[i] = *a;
+    results[i].path = f.path;
+    results[i].package = package_of(f.open_path);
+    if (const WalkedFile* c = readers.copy_of(f)) results[i].same_build_as = c->path;
   }
   if (trace_enabled()) trace("scan: files read");
   if (stats) {
