@@ -141,7 +141,8 @@ std::string entry_arch_name(const FatbinEntry& e) {
   return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
 }
 
-FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough* enough, bool first_enough) {
+FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough* enough, bool first_enough,
+                         const Reached* reached) {
   FatbinParse out;
   Notes notes(out, max_notes);
   // Containers sit at 8-byte aligned file offsets; a section may start unaligned (.ldata).
@@ -151,11 +152,15 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough*
     return header_size < kContainerHeader || !fits(b.size(), p, header_size);
   };
   uint64_t p = (base % 8) ? next_aligned(0) : 0;
+  uint64_t told = 0;
+  if (reached) (*reached)(p);
   while (fits(b.size(), p, kContainerHeader)) {
     if (load<uint32_t>(b, p) != kFatbinMagic) {
       p = next_aligned(p);  // padding between containers
+      if (reached && (p ^ told) >> 20) (*reached)(told = p);
       continue;
     }
+    if (reached) (*reached)(told = p);
     if (bad_header(p)) {
       // One note for the whole run of bad headers that follows (a file of repeated magic).
       uint64_t first = p, more = 0;

@@ -94,8 +94,11 @@ inline constexpr size_t kMaxParseNotes = 16;
 // With `enough`, each container's walk stops at the first entry after which it returns true;
 // with `first_enough` too, the whole walk stops after that container (a library's own kernel
 // table: one container that serves the GPUs is all its verdict needs, binary/verdict).
+// `reached` is told how far the walk has come: at each container and at each MiB searched
+// (binary/file_scan asks the disk for a table a window ahead of it).
+using Reached = std::function<void(uint64_t offset)>;
 FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMaxParseNotes,
-                         const Enough* enough = nullptr, bool first_enough = false);
+                         const Enough* enough = nullptr, bool first_enough = false, const Reached* reached = nullptr);
 
 // The entry header at `at` (at least 64 bytes must fit in `bytes`), fields as stored.
 FatbinEntry read_entry_header(Bytes bytes, uint64_t at);

@@ -59,6 +59,8 @@ constexpr size_t kPrefetchAtLeast = 16;
 // 64: on the device (virtio disk, 128 KiB read-ahead) libcublasLt's 2,782 containers
 // took 1.06 s cold with 16 threads, each walking ~170 entry-header chains one read at a time.
 constexpr size_t kPrefetchThreads = 64;
+// How far ahead of a table's walk the disk is asked for its pages.
+constexpr uint64_t kTableWindow = 32 << 20;
 
 class Scanner {
  public:
@@ -203,11 +205,6 @@ class Scanner {
     // (cuFFT's .ldata): a table only adds "some container serves this GPU" to the verdict, so once a
     // module serves every local GPU natively check need not search those sections (cuBLASLt's hold
     // 106 MiB and no container).
-    // A scan searches every table whole: asked for at once (MADV_WILLNEED), the table's pages come
-    // as a deep queue of large reads while the modules are walked, not 8 MiB per fault in sequence.
-    if (fd_ >= 0 && !focus_)
-      for (const auto& [sh, sname] : sections)
-        if (table_section(sname)) advise(b.subspan(sh.sh_offset, sh.sh_size), MADV_WILLNEED);
     bool served = false;
     for (bool tables : {false, true})
       for (const auto& [sh, sname] : sections) {
@@ -221,12 +218,10 @@ class Scanner {
         }
         Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
         if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
-        // A table is searched from here on, every byte up to the container that answers (all of them
-        // for scan): asked for whole at once, its pages come as a deep queue of large reads.
-        else if (fd_ >= 0 && tables) advise(section, MADV_WILLNEED);
         // An unregistered walk: the chain alone, read-around helps — except in an archive whose
-        // members' chains were read ahead (prefetch_archive): there it would read the images too.
-        else if (fd_ >= 0 && !archive_read_ahead_) advise(section, MADV_NORMAL);
+        // members' chains were read ahead (prefetch_archive): there it would read the images too —
+        // and in a table, read a window ahead of its walk instead (region).
+        else if (fd_ >= 0 && !archive_read_ahead_ && !tables) advise(section, MADV_NORMAL);
         served |= region(section, base + sh.sh_offset, sh.sh_offset, tables) && !tables;
       }
   }
@@ -242,13 +237,29 @@ class Scanner {
                         p.resident ? "in memory already" : fmt::format("{} headers", p.headers)));
   }
 
+  // A table is searched from its start up to the container that answers (to its end for scan), every
+  // byte: the disk is asked for it a window ahead of the walk (MADV_WILLNEED, whole MiBs), so its pages
+  // come as a queue of large reads, never much more than the walk will reach.
+  static Reached window_ahead(Bytes table) {
+    return [table, asked = uint64_t{0}](uint64_t at) mutable {
+      constexpr uint64_t kMiB = 1 << 20;
+      uint64_t until = std::min<uint64_t>(table.size(), (at + kTableWindow + kMiB - 1) / kMiB * kMiB);
+      if (until < asked + kMiB && until < table.size()) return;
+      if (until <= asked) return;
+      advise(table.subspan(asked, until - asked), MADV_WILLNEED);
+      asked = until;
+    };
+  }
+
   // Containers in `b`, which starts at file offset `base` and at `align_base` within its ELF image.
   // Returns whether one of them answered ReadFocus.
   bool region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
     size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
     // A kernel table the library dispatches itself serves a GPU through any one container (judge_binary):
     // the first that serves every GPU ends its walk.
-    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table);
+    Reached ahead = window_ahead(b);
+    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table,
+                                     dispatch_table && fd_ >= 0 ? &ahead : nullptr);
     out_.table_cut |= parse.stopped;
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
     out_.problems += parse.notes_dropped;

@@ -1,5 +1,6 @@
 // The container/entry walker on hand-made bytes: layouts of binary/fatbin.hpp,
 // and hostile input (truncated, lying sizes) that must give notes, never a crash.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -77,6 +78,26 @@ TEST(Fatbin, SkipsPaddingBetweenContainers) {
   ASSERT_EQ(p.containers.size(), 2u);
   EXPECT_EQ(p.containers[1].offset, a.size() + 24);
   EXPECT_EQ(p.containers[1].entries.at(0).arch, 80);
+}
+
+// The walk says how far it has come: at its start, at each container, and at each MiB of a
+// search between containers (a table is read a window ahead of it), always forward.
+TEST(Fatbin, ReachedFollowsTheWalk) {
+  auto a = container({entry(2, 75, 1, 8, 0x11, 8)});
+  auto b = container({entry(2, 80, 1, 8, 0x11, 8)});
+  std::vector<uint8_t> all = a;
+  all.resize(all.size() + (3 << 20), 0);  // 3 MiB without a container
+  uint64_t second = all.size();
+  all.insert(all.end(), b.begin(), b.end());
+  std::vector<uint64_t> told;
+  Reached reached = [&](uint64_t at) { told.push_back(at); };
+  FatbinParse p = parse_fatbin(all, 0, kMaxParseNotes, nullptr, false, &reached);
+  ASSERT_EQ(p.containers.size(), 2u);
+  ASSERT_GE(told.size(), 2u + 3u);
+  EXPECT_EQ(told.front(), 0u);
+  EXPECT_EQ(told.back(), second) << "the last container";
+  EXPECT_TRUE(std::is_sorted(told.begin(), told.end()));
+  for (size_t i = 1; i < told.size(); ++i) EXPECT_LE(told[i] - told[i - 1], (1u << 20) + 64) << "a MiB searched unsaid";
 }
 
 TEST(Fatbin, TruncatedContainerKeepsCompleteEntriesAndNotes) {
