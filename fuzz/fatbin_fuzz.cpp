@@ -87,6 +87,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   cd::bin::FatbinParse p = cd::bin::parse_fatbin(bytes, 0);
   check(p.notes.size() <= cd::bin::kMaxParseNotes, "notes per parse");
+  // How far the walk has come (a table's window ahead): forward only, inside the input, and the
+  // same walk as without being told.
+  uint64_t last = 0;
+  bool forward = true;
+  cd::bin::Reached reached = [&](uint64_t at) {
+    forward &= at >= last && at <= size;
+    last = at;
+  };
+  cd::bin::FatbinParse told = cd::bin::parse_fatbin(bytes, 0, cd::bin::kMaxParseNotes, nullptr, false, &reached);
+  check(forward, "the walk said it went back, or past the end");
+  check(told.containers.size() == p.containers.size(), "told the way, the walk changed");
   for (const auto& c : p.containers) check(!c.entries.empty(), "a container without entries kept");
 
   // check's partial reads (ReadFocus): stopping at sm_90 SASS reads a prefix of what the full
