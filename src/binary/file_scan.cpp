@@ -4,7 +4,9 @@
 // window of a mapping's fault), or from a private copy for bytes in memory, so nothing
 // ever writes to the caller's mapping. Section names and fatbins are read from our own
 // read-only mapping, marked MADV_RANDOM: the scan touches scattered headers, and
-// binary/prefetch reads a library's registered containers ahead on many threads.
+// binary/prefetch reads a library's registered containers ahead on many threads, and an
+// archive's member headers (from its symbol table's offsets); a kernel table (.ldata), which
+// is searched byte by byte, is asked for a window ahead of its walk.
 // check asks less than everything (ReadFocus): once the driver child has named the GPUs, each
 // container's entries are read only until SASS that runs natively on all of them is found —
 // nothing after it changes check's verdict, and from a cold disk each entry header is a read.
