@@ -7,12 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "binary/elf_handle.hpp"
+
 namespace cd::bin {
 namespace {
-
-struct ElfCloser {
-  void operator()(Elf* e) const { elf_end(e); }
-};
 
 constexpr uint64_t kMaxNotes = 1 << 16;  // a note segment is a few hundred bytes; more is not read
 
@@ -20,7 +18,7 @@ constexpr uint64_t kMaxNotes = 1 << 16;  // a note segment is a few hundred byte
 
 std::string gnu_build_id(int fd) {
   if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE) return "";
-  std::unique_ptr<Elf, ElfCloser> elf(elf_begin(fd, ELF_C_READ, nullptr));
+  ElfPtr elf(elf_begin(fd, ELF_C_READ, nullptr));
   size_t count = 0;
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF || elf_getphdrnum(elf.get(), &count) != 0) return "";
   for (size_t i = 0; i < count; ++i) {

@@ -4,7 +4,8 @@
 #include <libelf.h>
 
 #include <cstring>
-#include <memory>
+
+#include "binary/elf_handle.hpp"
 
 namespace cd::bin {
 namespace {
@@ -12,10 +13,6 @@ namespace {
 constexpr uint8_t kStoCudaEntry = 0x10;
 constexpr uint32_t kEfCudaAcceleratorsV1 = 0x800;
 constexpr uint8_t kCompatArchSpecific = 0x09;
-
-struct ElfCloser {
-  void operator()(Elf* e) const { elf_end(e); }
-};
 
 void init_libelf() {
   static const bool once = [] { return elf_version(EV_CURRENT) != EV_NONE; }();
@@ -58,7 +55,7 @@ bool read_cubin_details(Bytes b, CubinDetails& out, std::string& error) {
   }
   init_libelf();
   std::vector<char> copy(b.begin(), b.end());
-  std::unique_ptr<Elf, ElfCloser> elf(elf_memory(copy.data(), copy.size()));
+  ElfPtr elf(elf_memory(copy.data(), copy.size()));
   size_t shstrndx = 0;
   if (!elf || elf_getshdrstrndx(elf.get(), &shstrndx) != 0) {
     error = std::string("cubin ELF: ") + elf_errmsg(-1);

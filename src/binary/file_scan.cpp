@@ -30,6 +30,7 @@
 
 #include "binary/cubin.hpp"
 #include "binary/decompress.hpp"
+#include "binary/elf_handle.hpp"
 #include "binary/mapped_file.hpp"
 #include "binary/prefetch.hpp"
 #include "binary/ptx.hpp"
@@ -37,23 +38,6 @@
 
 namespace cd::bin {
 namespace {
-
-struct ElfCloser {
-  void operator()(Elf* e) const { elf_end(e); }
-};
-using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
-
-// An ar member header (60 bytes): a decimal size field (bytes 48-57, space padded) and "`\n".
-bool member_header_ok(Bytes file, uint64_t at) {
-  if (!fits(file.size(), at, 60) || file[at + 58] != '`' || file[at + 59] != '\n') return false;
-  bool digits = false, ended = false;
-  for (uint64_t i = at + 48; i < at + 58; ++i) {
-    if (file[i] >= '0' && file[i] <= '9' && !ended) digits = true;
-    else if (file[i] == ' ' && digits) ended = true;
-    else return false;
-  }
-  return digits;
-}
 
 // Fewer registered containers than this are walked as they come; the read-ahead threads
 // keep that many reads in flight per library (the walk of other files goes on beside them).
@@ -145,7 +129,7 @@ class Scanner {
       int64_t at = elf_getaroff(member.get());
       const Elf_Arhdr* h = elf_getarhdr(member.get());
       if (at < 0 || !h) break;
-      if (!member_header_ok(file, static_cast<uint64_t>(at))) {
+      if (!ar_member_size(file, static_cast<uint64_t>(at))) {
         next = static_cast<uint64_t>(at);  // libelf reads some garbage sizes as 0: stop here
         break;
       }

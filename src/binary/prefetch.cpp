@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "binary/elf_handle.hpp"
 #include "binary/fatbin.hpp"
 #include "util/thread_pool.hpp"
 
@@ -77,11 +78,6 @@ std::optional<uint64_t> next_container(Bytes s, uint64_t p, uint64_t base) {
   return std::nullopt;
 }
 
-struct ElfCloser {
-  void operator()(Elf* e) const { elf_end(e); }
-};
-using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
-
 // The member at archive offset `at` (its ar header): reads its ELF and section headers
 // through libelf (`ar` is this thread's own handle on the archive: elf_rand moves it) and
 // touches the header chains of its walked fatbin sections in `file`. Returns the headers read.
@@ -120,14 +116,13 @@ uint64_t touch_member(Bytes file, int fd, Elf* ar, uint64_t at) {
 
 std::vector<uint64_t> armap_members(Bytes file) {
   std::vector<uint64_t> out;
-  constexpr uint64_t kHeader = 60, kFirst = 8;  // after "!<arch>\n"
-  if (!fits(file.size(), kFirst, kHeader)) return out;
+  constexpr uint64_t kFirst = 8;  // after "!<arch>\n"
+  std::optional<uint64_t> size = ar_member_size(file, kFirst);
+  if (!size) return out;
   std::string_view name(reinterpret_cast<const char*>(file.data()) + kFirst, 16);
   uint64_t width = name.starts_with("/ ") ? 4 : name.starts_with("/SYM64/ ") ? 8 : 0;
   if (width == 0) return out;
-  uint64_t size = 0;  // the decimal size field, bytes 48-57
-  for (uint64_t i = kFirst + 48; i < kFirst + 58 && file[i] >= '0' && file[i] <= '9'; ++i) size = size * 10 + (file[i] - '0');
-  Bytes table = fits(file.size(), kFirst + kHeader, size) ? file.subspan(kFirst + kHeader, size) : Bytes{};
+  Bytes table = fits(file.size(), kFirst + kArMemberHeader, *size) ? file.subspan(kFirst + kArMemberHeader, *size) : Bytes{};
   auto big_endian = [&](uint64_t at) {
     uint64_t v = 0;
     for (uint64_t i = 0; i < width; ++i) v = v << 8 | table[at + i];

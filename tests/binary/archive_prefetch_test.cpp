@@ -22,6 +22,7 @@
 #include "binary/mapped_file.hpp"
 #include "binary/prefetch.hpp"
 #include "nvcc_fixtures.hpp"
+#include "page_cache.hpp"
 
 namespace cd::bin {
 namespace {
@@ -46,29 +47,6 @@ std::vector<uint64_t> libelf_armap(const std::string& path) {
 std::vector<uint8_t> read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Drops the file's clean pages from the page cache (it must be mapped by no one).
-void evict(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  close(fd);
-}
-
-// Pages of `b` (a file mapping) in memory, and in all.
-std::pair<size_t, size_t> resident_pages(Bytes b) {
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> in((b.size() + page - 1) / page);
-  if (mincore(const_cast<uint8_t*>(b.data()), b.size(), in.data()) != 0) return {0, 0};
-  return {static_cast<size_t>(std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; })), in.size()};
-}
-
-bool page_resident(Bytes b, uint64_t at) {
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  uintptr_t p = reinterpret_cast<uintptr_t>(b.data()) + at;
-  unsigned char in = 0;
-  return mincore(reinterpret_cast<void*>(p & ~(page - 1)), 1, &in) == 0 && (in & 1);
 }
 
 // An archive of four objects of big.cu (fx::big_source), each for three GPUs.
@@ -103,21 +81,21 @@ TEST(ArchivePrefetch, ReadsHeadersNotImagesAndIsANoOpWhenResident) {
   ASSERT_FALSE(path.empty());
   FileScan warm = scan_path(path, false);
   ASSERT_EQ(warm.containers.size(), 4u);
-  evict(path);
+  pc::evict(path);
   MappedFile file(path);
   ASSERT_TRUE(file.ok());
   advise(file.bytes(), MADV_RANDOM);
-  if (resident_pages(file.bytes()).first > 1) GTEST_SKIP() << "the pages stayed in memory (another process maps it)";
+  if (pc::resident(file.bytes()) > pc::page()) GTEST_SKIP() << "the pages stayed in memory (another process maps it)";
   ArchivePrefetch first = prefetch_archive(file.bytes(), file.fd(), 4);
   EXPECT_FALSE(first.resident);
   EXPECT_EQ(first.members, 4u);
   EXPECT_EQ(first.headers, 4u * 4) << "each member: a container header and three entry headers";
   for (const auto& c : warm.containers) {
-    EXPECT_TRUE(page_resident(file.bytes(), c.file_offset)) << "container at " << c.file_offset;
-    for (const auto& e : c.entries) EXPECT_TRUE(page_resident(file.bytes(), c.file_offset + 16 + (e.offset - c.entries[0].offset)));
+    EXPECT_TRUE(pc::page_resident(file.bytes(), c.file_offset)) << "container at " << c.file_offset;
+    for (const auto& e : c.entries) EXPECT_TRUE(pc::page_resident(file.bytes(), c.file_offset + 16 + (e.offset - c.entries[0].offset)));
   }
-  auto [in, all] = resident_pages(file.bytes());
-  EXPECT_LT(in * 5, all) << in << " of " << all << " pages read: the images too";
+  size_t in = pc::resident(file.bytes()), all = file.bytes().size();
+  EXPECT_LT(in * 5, all) << in << " of " << all << " bytes read: the images too";
   ArchivePrefetch second = prefetch_archive(file.bytes(), file.fd(), 4);
   EXPECT_TRUE(second.resident);
   EXPECT_EQ(second.members, 0u);
@@ -128,7 +106,7 @@ TEST(ArchivePrefetch, ColdScanGivesTheAnswerOfTheBytes) {
   if (!fx::have_nvcc()) GTEST_SKIP() << "no nvcc at " << fx::kNvcc;
   std::string path = big_archive();
   ASSERT_FALSE(path.empty());
-  evict(path);
+  pc::evict(path);
   FileScan mapped = scan_path(path, false);
   std::vector<uint8_t> bytes = read_all(path);
   FileScan memory = scan_bytes(Bytes(bytes.data(), bytes.size()), path, false);

@@ -21,6 +21,7 @@
 #include "binary/fatbin.hpp"
 #include "binary/file_scan.hpp"
 #include "binary/mapped_file.hpp"
+#include "page_cache.hpp"
 
 namespace cd::bin {
 namespace {
@@ -76,12 +77,7 @@ TEST(Prefetch, RegisteredContainersAreWhereTheWalkFindsThem) {
 TEST(Prefetch, ReadsEvictedPagesAndIsANoOpWhenResident) {
   Sections sec = sections_of(kLib);
   if (!sec.ok) GTEST_SKIP() << kLib << " missing or without .nvFatBinSegment";
-  {  // evict the file's pages (clean, unmapped: the kernel drops them)
-    int fd = open(kLib.c_str(), O_RDONLY | O_CLOEXEC);
-    ASSERT_GE(fd, 0);
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
-  }
+  pc::evict(kLib);
   MappedFile file(kLib);
   ASSERT_TRUE(file.ok());
   advise(file.bytes(), MADV_RANDOM);
@@ -101,23 +97,13 @@ TEST(Prefetch, ReadsEvictedPagesAndIsANoOpWhenResident) {
 TEST(Prefetch, WillNeedReadsAllOfALongRange) {
   const std::string lib = "/usr/local/cuda/lib64/libcublasLt.so.13";
   if (access(lib.c_str(), R_OK) != 0) GTEST_SKIP() << lib << " missing";
-  {
-    int fd = open(lib.c_str(), O_RDONLY | O_CLOEXEC);
-    ASSERT_GE(fd, 0);
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
-  }
+  pc::evict(lib);
   MappedFile file(lib);
   ASSERT_TRUE(file.ok());
   ASSERT_GT(file.bytes().size(), 64u << 20);
   advise(file.bytes(), MADV_RANDOM);
   Bytes range = file.bytes().subspan(16 << 20, 32 << 20);  // 32 MiB: four 8 MiB windows, 256 of 128 KiB
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  auto resident = [&](Bytes r) {
-    std::vector<unsigned char> in(r.size() / page);
-    mincore(const_cast<uint8_t*>(r.data()), r.size(), in.data());
-    return static_cast<size_t>(std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; })) * page;
-  };
+  using pc::resident;
   if (resident(range) > range.size() / 4) GTEST_SKIP() << "the pages stayed in memory (another process maps " << lib << ")";
   advise(range, MADV_WILLNEED);
   Bytes last = range.subspan(range.size() - (1 << 20));  // the last MiB: past any one window
