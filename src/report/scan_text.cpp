@@ -40,11 +40,11 @@ std::string human_bytes(uint64_t b) {
 }
 
 // "sm_75 sm_80 …" and "compute_120 (9.0)" lists of a set of images.
-std::pair<std::string, std::string> arch_lists(const BinaryScan& b, const std::vector<int>* only = nullptr) {
+std::pair<std::string, std::string> arch_lists(const std::vector<KernelImage>& images, const std::vector<int>* only = nullptr) {
   std::set<std::pair<int, std::string>> sass, ptx;
-  for (size_t i = 0; i < b.images.size(); ++i) {
+  for (size_t i = 0; i < images.size(); ++i) {
     if (only && std::find(only->begin(), only->end(), static_cast<int>(i)) == only->end()) continue;
-    const KernelImage& img = b.images[i];
+    const KernelImage& img = images[i];
     if (img.kind == "sass") sass.insert({img.arch, img.name()});
     if (img.kind == "ptx") ptx.insert({img.arch, fmt::format("{}({}.{})", img.name(), img.ptx_major, img.ptx_minor)});
   }
@@ -100,19 +100,25 @@ std::string render_scan_text(const ScanReport& r, const std::vector<Finding>& fi
         for (const auto& n : b->notes) out += "    " + st.paint("note: " + shown(n), Color::yellow) + "\n";
         continue;
       }
-      auto [sass, ptx] = arch_lists(*b);
+      auto [sass, ptx] = arch_lists(b->images);
       std::vector<std::string> verdicts;
       for (const auto& v : verdicts_of(r, b))
         verdicts.push_back(fmt::format("sm_{} {}", v.sm, st.paint(verdict_text(v), verdict_color(v.verdict))));
       out += fmt::format("  {}{}  {:>5} ctr  SASS {}  PTX {}{}\n", name, pad, b->containers, sass, ptx,
                          verdicts.empty() ? "" : "  → " + join(verdicts, ", "));
+      // A verdict may rest on the library's own kernel table (cuFFT's .ldata): show what it holds.
+      if (b->dispatch_containers > 0) {
+        auto [ts, tp] = arch_lists(b->dispatch_images);
+        out += fmt::format("  {:{}}  {:>5} ctr in its own kernel table{}  SASS {}  PTX {}\n", "", name_width, b->dispatch_containers,
+                           b->dispatch_cut ? " (read in part)" : "", ts, tp);
+      }
       if (opts.verbose > 0) {
         out += st.paint(fmt::format("      {}  {}\n", shown(b->path), shown(b->format)), Color::gray);
         if (!b->same_build_as.empty())
           out += st.paint(fmt::format("      not read: the same build (size, GNU build-id) as {}\n", shown(b->same_build_as)),
                           Color::gray);
         for (const auto& g : b->groups) {
-          auto [gs, gp] = arch_lists(*b, &g.images);
+          auto [gs, gp] = arch_lists(b->images, &g.images);
           out += st.paint(fmt::format("      {:>5}× SASS {}  PTX {}{}\n", g.count, gs, gp,
                                       g.kernels.empty() ? "" : fmt::format("  ({} kernels)", g.kernels.size())),
                           Color::gray);

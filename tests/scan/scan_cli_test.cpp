@@ -135,6 +135,21 @@ TEST(ScanCli, DirectoryOfRealToolkitLibraries) {
   EXPECT_FALSE(containers.count("/usr/local/cuda/lib64/libcublasLt.so")) << "symlink deduplicated";
 }
 
+// cuFFT's one ordinary container has SASS sm_75 only; sm_90 is served by its own kernel table
+// (.ldata), and the text shows that table beside the verdict it explains.
+TEST(ScanCli, TextShowsTheKernelTableAVerdictRestsOn) {
+  const char* cufft = "/usr/local/cuda/lib64/libcufft.so.12";
+  if (access(cufft, R_OK) != 0) GTEST_SKIP() << "no CUDA 13 toolkit";
+  Result r = run(std::string("scan --no-color ") + cufft + " --gpu H100");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("SASS sm_75  PTX -  → sm_90 native"), std::string::npos) << r.out;
+  size_t table = r.out.find("ctr in its own kernel table");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  std::string line = r.out.substr(table, r.out.find('\n', table) - table);
+  EXPECT_NE(line.find(" sm_90 "), std::string::npos) << line;
+  EXPECT_NE(line.find("PTX compute_75"), std::string::npos) << line;
+}
+
 // Copies of one build (the same size and GNU build-id: a toolkit beside pip's wheels) are read
 // once and answered alike; a rebuild of the same size (another build-id) is read.
 TEST(ScanCli, CopiesOfOneBuildAreReadOnce) {
