@@ -125,13 +125,13 @@ namespace {
 
 using Inode = std::pair<uint64_t, uint64_t>;
 
-// Files are read while the walk still finds them: on a cold disk the walk of a big environment
-// is a quarter of a second of directory reads (H100 machine, torch + JAX venv), and the disk
-// serves the files' reads beside it. The walk hands over each file as it finds it, once per
-// inode (a link to a file seen already is not read again); the readers take the biggest file
-// waiting first, the first found among equals. check's readers wait for its question (the
-// GPUs: ReadFocus, from the driver child) until the walk ends: a file read before it is read
-// whole.
+// Files are read once the walk is over, biggest first (the first found among equals): on the
+// H100 machine's cold disk, reading files while the walk still found them slowed the walk
+// of `scan /opt /usr/local/cuda-13.0` from 0.22 to 0.74 s (directory reads queued behind
+// the files'), and the biggest archive, found last, then finished last: 2.0 s in all. The
+// walk hands over each file once per inode (a link to a file seen already is not read
+// again); by the time it ends, check's question (the GPUs: ReadFocus, from the driver
+// child) is usually set, and a file read before it is set is read whole.
 //
 // Copies of one build are read once: a file of at least 1 MiB whose size and GNU build-id are
 // those of a file taken earlier gets that file's answer. Among files of one size the order
@@ -152,7 +152,6 @@ class Readers {
     files_.push_back(f);
     jobs_.emplace_back();
     waiting_.push({f.size, ~i});  // biggest first, then the first found
-    more_.notify_one();
   }
 
   // The walk is over: reads what is left and returns when every file is read.
@@ -187,18 +186,12 @@ class Readers {
     std::optional<size_t> copy_of;
   };
 
-  bool may_start() const {
-    if (walked_) return true;
-    return !opts_.focus || opts_.focus->get() != nullptr;
-  }
-
   void work() {
     for (;;) {
       size_t i = 0;
       {
         std::unique_lock lock(mutex_);
-        // check's question may come at any time (no notification): look again every 2 ms.
-        while (!(walked_ && waiting_.empty()) && (waiting_.empty() || !may_start())) more_.wait_for(lock, std::chrono::milliseconds(2));
+        more_.wait(lock, [&] { return walked_; });
         if (waiting_.empty()) return;
         i = ~waiting_.top().second;
         waiting_.pop();
