@@ -129,9 +129,9 @@ using Inode = std::pair<uint64_t, uint64_t>;
 // H100 machine's cold disk, reading files while the walk still found them slowed the walk
 // of `scan /opt /usr/local/cuda-13.0` from 0.22 to 0.74 s (directory reads queued behind
 // the files'), and the biggest archive, found last, then finished last: 2.0 s in all. The
-// walk hands over each file once per inode (a link to a file seen already is not read
-// again); by the time it ends, check's question (the GPUs: ReadFocus, from the driver
-// child) is usually set, and a file read before it is set is read whole.
+// walk gives one name per inode, a real name over a link to it, so notes name the file. By
+// the time it ends, check's question (the GPUs: ReadFocus, from the driver child) is
+// usually set; a file read before it is set is read whole.
 //
 // Copies of one build are read once: a file of at least 1 MiB whose size and GNU build-id are
 // those of a file taken earlier gets that file's answer. Among files of one size the order
@@ -139,30 +139,17 @@ using Inode = std::pair<uint64_t, uint64_t>;
 // so which copy is read does not depend on the threads' timing.
 class Readers {
  public:
-  Readers(const ScanOptions& opts, bin::RunBudget& budget) : opts_(opts), budget_(budget) {
-    size_t n = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
-    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
-  }
-  ~Readers() { finish(); }
-
-  void add(const WalkedFile& f) {
-    std::lock_guard lock(mutex_);
-    if (!first_.emplace(Inode{f.dev, f.ino}, files_.size()).second) return;
-    size_t i = files_.size();
-    files_.push_back(f);
-    jobs_.emplace_back();
-    waiting_.push({f.size, ~i});  // biggest first, then the first found
-  }
-
-  // The walk is over: reads what is left and returns when every file is read.
-  void finish() {
-    {
-      std::lock_guard lock(mutex_);
-      walked_ = true;
+  // Reads every file and returns when all are read.
+  Readers(const std::vector<WalkedFile>& files, const ScanOptions& opts, bin::RunBudget& budget)
+      : opts_(opts), budget_(budget), files_(files), jobs_(files.size()) {
+    for (size_t i = 0; i < files_.size(); ++i) {
+      first_.emplace(Inode{files_[i].dev, files_[i].ino}, i);
+      waiting_.push({files_[i].size, ~i});  // biggest first, then the first found
     }
-    more_.notify_all();
-    for (auto& t : threads_) t.join();
-    threads_.clear();
+    size_t n = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < std::min(n, files_.size()); ++i) threads.emplace_back([this] { work(); });
+    for (auto& t : threads) t.join();
   }
 
   // The answer for a file the walk found (by inode), or null.
@@ -190,8 +177,7 @@ class Readers {
     for (;;) {
       size_t i = 0;
       {
-        std::unique_lock lock(mutex_);
-        more_.wait(lock, [&] { return walked_; });
+        std::lock_guard lock(mutex_);
         if (waiting_.empty()) return;
         i = ~waiting_.top().second;
         waiting_.pop();
@@ -202,11 +188,7 @@ class Readers {
   }
 
   void read(size_t i) {
-    WalkedFile f;
-    {
-      std::lock_guard lock(mutex_);
-      f = files_[i];
-    }
+    const WalkedFile& f = files_[i];
     // Opened through the root's descriptor: open_path had no link below --root's prefix when
     // walked, and one swapped in since is resolved inside the root, never followed out of it.
     std::string inner = opts_.root.inner_path(f.open_path);
@@ -242,15 +224,13 @@ class Readers {
   const ScanOptions& opts_;
   bin::RunBudget& budget_;
   std::mutex mutex_;
-  std::condition_variable more_, ids_;
+  std::condition_variable ids_;
   std::map<Inode, size_t> first_;           // inode -> index in files_
-  std::deque<WalkedFile> files_;            // as found, one per inode
-  std::deque<Job> jobs_;                    // one per file: references stay valid as it grows
+  const std::vector<WalkedFile>& files_;    // as found, one per inode
+  std::vector<Job> jobs_;                   // one per file
   std::priority_queue<std::pair<uint64_t, size_t>> waiting_;  // (size, ~index): biggest, then first found
   std::map<uint64_t, std::vector<size_t>> taken_;  // size -> files of that size in the order taken
-  bool walked_ = false;
   size_t done_ = 0;
-  std::vector<std::thread> threads_;
 };
 
 }  // namespace
@@ -272,15 +252,13 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
       walkable.push_back(p);
     }
   }
-  bin::RunBudget budget(opts.limits);  // shared by the threads
-  Readers readers(opts, budget);
   WalkOptions wo;
   wo.want = opts.loadable_only ? loadable_name : candidate_name;
   wo.root = opts.root;
-  wo.on_file = [&](const WalkedFile& f) { readers.add(f); };
   WalkResult walked = walk_files(walkable, wo);
   if (trace_enabled()) trace(fmt::format("scan: walked, {} candidate files", walked.files.size()));
-  readers.finish();
+  bin::RunBudget budget(opts.limits);  // shared by the threads
+  Readers readers(walked.files, opts, budget);
 
   // One answer per file the walk kept (a real name over a link to it).
   std::vector<BinaryScan> results(walked.files.size());

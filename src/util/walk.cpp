@@ -88,7 +88,6 @@ class Walker {
   void add(const std::string& path, std::string open, const struct stat& st, bool via_symlink) {
     found_.push_back({path, std::move(open), static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_dev),
                       static_cast<uint64_t>(st.st_ino), via_symlink});
-    if (opts_.on_file) opts_.on_file(found_.back());
   }
 
   std::vector<Entry> read_entries(Dir& d) {

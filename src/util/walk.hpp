@@ -34,9 +34,6 @@ struct WalkOptions {
   // Read the directories ahead on many threads: once directories are seen coming from the
   // disk (a cold page cache), always (tests), or never (see walk.cpp).
   ReadAhead read_ahead = ReadAhead::when_cold;
-  // Called with each file as it is found (on the walking thread, before links to one file are
-  // told apart from its real name): its reader may start while the walk goes on.
-  std::function<void(const WalkedFile&)> on_file;
 };
 
 struct WalkResult {

@@ -135,6 +135,27 @@ TEST(ScanCli, DirectoryOfRealToolkitLibraries) {
   EXPECT_FALSE(containers.count("/usr/local/cuda/lib64/libcublasLt.so")) << "symlink deduplicated";
 }
 
+// A link that sorts before its file (libbad.so -> libbad.so.1) is not what a note names: the
+// walk keeps the real name, and the file is read under it.
+TEST(ScanCli, NotesNameTheFileNotALinkToIt) {
+  NEED_NVCC();
+  std::string so = fx::shared("libk80", "-gencode arch=compute_80,code=sm_80");
+  std::ifstream in(so, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string magic("\x50\xed\x55\xba\x01\x00\x10\x00", 8);
+  size_t at = bytes.find(magic);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 13] = '\x01';  // the container's size: 2^40 bytes, past the end of the file
+  std::string dir = fx::dir() + "/linkfirst." + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/libbad.so.1", std::ios::binary) << bytes;
+  std::filesystem::create_symlink("libbad.so.1", dir + "/libbad.so");
+  Result r = run("scan -v --no-color " + dir + " --gpu H100");
+  EXPECT_NE(r.out.find("malformed fatbin in " + dir + "/libbad.so.1 at offset"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(dir + "/libbad.so "), std::string::npos) << r.out;
+  std::filesystem::remove_all(dir);
+}
+
 // cuFFT's one ordinary container has SASS sm_75 only; sm_90 is served by its own kernel table
 // (.ldata), and the text shows that table beside the verdict it explains.
 TEST(ScanCli, TextShowsTheKernelTableAVerdictRestsOn) {
