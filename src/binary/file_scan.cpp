@@ -167,6 +167,7 @@ class Scanner {
       std::string_view name;
     };
     std::vector<Section> sections;
+    std::vector<Bytes> relas;  // relocations the loader applies: where lld keeps the wrappers' pointers
     bool truncated = false;
     for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
       GElf_Shdr sh;
@@ -180,6 +181,8 @@ class Scanner {
         truncated = true;
         continue;
       }
+      if (sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC) && eh.e_type != ET_REL)
+        relas.push_back(b.subspan(sh.sh_offset, sh.sh_size));
       if (!may_hold_fatbin(sh.sh_type, sh.sh_flags)) continue;  // a name is a read: code and groups have none
       std::string_view sname = string_at(name_table, sh.sh_name);
       if (sname == ".nvFatBinSegment" || fatbin_section(sname)) sections.push_back({sh, sname});
@@ -203,7 +206,7 @@ class Scanner {
           continue;
         }
         Bytes section = b.subspan(sh.sh_offset, sh.sh_size);
-        if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, b.subspan(segment->sh.sh_offset, segment->sh.sh_size));
+        if (segment && sname == ".nv_fatbin" && eh.e_type != ET_REL) read_ahead(section, sh, segment->sh, b, relas);
         // An unregistered walk: the chain alone, read-around helps — except in an archive whose
         // members' chains were read ahead (prefetch_archive): there it would read the images too —
         // and in a table, read a window ahead of its walk instead (region).
@@ -213,9 +216,10 @@ class Scanner {
   }
 
   // The registered containers of a mapped library, read ahead on many threads (binary/prefetch).
-  void read_ahead(Bytes section, const GElf_Shdr& sh, Bytes segment) {
+  void read_ahead(Bytes section, const GElf_Shdr& sh, const GElf_Shdr& segment, Bytes b, const std::vector<Bytes>& relas) {
     if (fd_ < 0) return;
-    std::vector<uint64_t> offsets = registered_containers(segment, sh.sh_addr, sh.sh_size);
+    std::vector<uint64_t> offsets = registered_containers(b.subspan(segment.sh_offset, segment.sh_size), sh.sh_addr,
+                                                          sh.sh_size, segment.sh_addr, relas);
     if (offsets.size() < kPrefetchAtLeast) return;
     Prefetch p = prefetch_containers(section, offsets, kPrefetchThreads, true, enough());
     if (trace_enabled())

@@ -18,6 +18,7 @@ namespace cd::bin {
 namespace {
 
 constexpr uint64_t kWrapperSize = 24;  // magic u32, version u32, data pointer u64, filename pointer u64
+constexpr uint64_t kRelaSize = 24;     // Elf64_Rela: r_offset, r_info (symbol << 32 | type), r_addend
 constexpr uint64_t kMaxEntries = 4096;
 
 uint64_t page_size() {
@@ -151,13 +152,33 @@ void advise(Bytes range, int advice) {
     madvise(reinterpret_cast<void*>(begin + at), std::min(kStep, length - at), MADV_WILLNEED);
 }
 
-std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr, uint64_t fatbin_size) {
+std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr, uint64_t fatbin_size,
+                                            uint64_t segment_addr, const std::vector<Bytes>& relas) {
   std::vector<uint64_t> out;
+  auto keep = [&](uint64_t addr) {
+    if (addr >= fatbin_addr && addr - fatbin_addr < fatbin_size) out.push_back(addr - fatbin_addr);
+  };
+  bool unwritten = false;  // a wrapper whose data pointer only a relocation sets
   for (uint64_t w = 0; fits(segment.size(), w, kWrapperSize); w += kWrapperSize) {
     if (load<uint32_t>(segment, w) != kWrapperMagic) continue;
     uint64_t addr = load<uint64_t>(segment, w + 8);
-    if (addr >= fatbin_addr && addr - fatbin_addr < fatbin_size) out.push_back(addr - fatbin_addr);
+    unwritten |= addr == 0;
+    keep(addr);
   }
+  if (unwritten)
+    for (Bytes rela : relas) {
+      // One large read instead of a fault per page of a mapping marked MADV_RANDOM.
+      advise(rela, MADV_WILLNEED);
+      for (uint64_t r = 0; fits(rela.size(), r, kRelaSize); r += kRelaSize) {
+        uint64_t where = load<uint64_t>(rela, r), info = load<uint64_t>(rela, r + 8);
+        if (where < segment_addr || where - segment_addr >= segment.size()) continue;
+        uint64_t w = (where - segment_addr) / kWrapperSize * kWrapperSize;
+        if ((info >> 32) != 0 || where - segment_addr != w + 8 || !fits(segment.size(), w, kWrapperSize) ||
+            load<uint32_t>(segment, w) != kWrapperMagic || load<uint64_t>(segment, w + 8) != 0)
+          continue;
+        keep(load<uint64_t>(rela, r + 16));  // symbol 0: the address is the addend
+      }
+    }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -23,7 +23,14 @@ namespace cd::bin {
 // The containers .nvFatBinSegment registers that lie in the fatbin section mapped at
 // virtual address `fatbin_addr`: their offsets within that section, sorted, distinct.
 // Wrappers with another magic or pointing elsewhere are ignored.
-std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr, uint64_t fatbin_size);
+//
+// GNU ld writes each wrapper's data pointer into the section; LLVM's lld (JAX's and XLA's
+// plugins) leaves it 0 and puts the address only in the dynamic relocation that the loader
+// applies there (a RELATIVE one, symbol 0, the address as its addend). `relas` are the
+// library's SHT_RELA sections the loader applies (Elf64_Rela), `segment_addr` the wrapper
+// table's virtual address: read only when some wrapper's pointer is 0.
+std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr, uint64_t fatbin_size,
+                                            uint64_t segment_addr = 0, const std::vector<Bytes>& relas = {});
 
 // madvise over the pages that hold `range` of a file mapping (MADV_RANDOM, MADV_NORMAL,
 // MADV_WILLNEED): how the kernel reads the pages a parser is about to touch. MADV_WILLNEED

@@ -21,6 +21,7 @@
 #include "binary/fatbin.hpp"
 #include "binary/file_scan.hpp"
 #include "binary/mapped_file.hpp"
+#include "nvcc_fixtures.hpp"
 #include "page_cache.hpp"
 
 namespace cd::bin {
@@ -30,6 +31,7 @@ const std::string kLib = "/usr/local/cuda/lib64/libcudnn_engines_runtime_compile
 
 struct Sections {
   GElf_Shdr fatbin{}, segment{};
+  std::vector<GElf_Shdr> relas;  // SHT_RELA the loader applies
   bool ok = false;
 };
 
@@ -49,6 +51,7 @@ Sections sections_of(const std::string& path) {
       const char* n = elf_strptr(e, strndx, sh.sh_name);
       if (n && std::strcmp(n, ".nv_fatbin") == 0) out.fatbin = sh, f = true;
       if (n && std::strcmp(n, ".nvFatBinSegment") == 0) out.segment = sh, s = true;
+      if (sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC)) out.relas.push_back(sh);
     }
   if (e) elf_end(e);
   close(fd);
@@ -72,6 +75,36 @@ TEST(Prefetch, RegisteredContainersAreWhereTheWalkFindsThem) {
     EXPECT_TRUE(std::binary_search(walked.begin(), walked.end(), off)) << "registered container at " << off;
   // Nearly every container is registered (a library may hold a few it loads by hand).
   EXPECT_GE(offsets.size() * 10, walked.size() * 9) << offsets.size() << " of " << walked.size();
+}
+
+// LLVM's lld leaves each wrapper's data pointer 0 and sets it by a RELATIVE relocation (JAX's
+// XLA plugin: no container read ahead, 238 header faults one after another in a cold check).
+// Four nvcc objects linked by lld: the pointers are 0, the relocations name every container.
+TEST(Prefetch, LldLinkedLibrariesRegisterThroughRelocations) {
+  if (!fx::have_nvcc() || access("/usr/bin/ld.lld", X_OK) != 0) GTEST_SKIP() << "no nvcc or ld.lld";
+  std::string so = fx::build("liblld.so",
+                             "for i in 1 2 3 4; do sed \"s/kern_/kern${i}_/g; s/launch/launch$i/\" k.cu > lld$i.cu && " +
+                                 std::string(fx::kNvcc) +
+                                 " -c -Xcompiler -fPIC lld$i.cu -o lld$i.o -gencode arch=compute_80,code=sm_80 "
+                                 "-gencode arch=compute_90,code=sm_90 || exit 1; done && "
+                                 "g++ -shared -fuse-ld=lld lld1.o lld2.o lld3.o lld4.o -o \"$OUT\"");
+  ASSERT_FALSE(so.empty());
+  Sections sec = sections_of(so);
+  ASSERT_TRUE(sec.ok);
+  ASSERT_FALSE(sec.relas.empty());
+  MappedFile file(so);
+  ASSERT_TRUE(file.ok());
+  Bytes segment = file.bytes().subspan(sec.segment.sh_offset, sec.segment.sh_size);
+  EXPECT_TRUE(registered_containers(segment, sec.fatbin.sh_addr, sec.fatbin.sh_size).empty())
+      << "lld wrote the pointers: this fixture no longer tests the relocations";
+  std::vector<Bytes> relas;
+  for (const auto& r : sec.relas) relas.push_back(file.bytes().subspan(r.sh_offset, r.sh_size));
+  auto offsets = registered_containers(segment, sec.fatbin.sh_addr, sec.fatbin.sh_size, sec.segment.sh_addr, relas);
+  FatbinParse walk = parse_fatbin(file.bytes().subspan(sec.fatbin.sh_offset, sec.fatbin.sh_size), sec.fatbin.sh_offset);
+  std::vector<uint64_t> walked;
+  for (const auto& c : walk.containers) walked.push_back(c.offset);
+  EXPECT_EQ(walked.size(), 4u);
+  EXPECT_EQ(offsets, walked);
 }
 
 TEST(Prefetch, ReadsEvictedPagesAndIsANoOpWhenResident) {
@@ -145,6 +178,29 @@ TEST(Prefetch, HostileWrapperTablesStayBounded) {
   wrapper(4, kWrapperMagic, 0x9000);       // outside the section
   auto offsets = registered_containers(Bytes(seg.data(), seg.size()), 0x1000, 4096);
   EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 64}));
+
+  // Pointers left to relocations (lld): only a symbol-0 relocation at a zero pointer field of a
+  // wrapper counts, and only an address inside the section.
+  std::vector<uint8_t> lld(24 * 4, 0);
+  for (int i = 0; i < 4; ++i) std::memcpy(&lld[24 * i], &kWrapperMagic, 4);
+  uint64_t nonzero = 0x1000 + 128;
+  std::memcpy(&lld[24 * 3 + 8], &nonzero, 8);  // written in place: kept as written
+  std::vector<uint8_t> rela;
+  auto reloc = [&](uint64_t where, uint64_t info, uint64_t addend) {
+    for (uint64_t v : {where, info, addend})
+      for (int b = 0; b < 8; ++b) rela.push_back(static_cast<uint8_t>(v >> (8 * b)));
+  };
+  const uint64_t seg_addr = 0x50000;
+  reloc(seg_addr + 8, 8, 0x1000 + 256);              // wrapper 0: R_X86_64_RELATIVE
+  reloc(seg_addr + 24 + 8, (uint64_t{5} << 32) | 1, 0x1000 + 512);  // wrapper 1: a symbol's: not an address
+  reloc(seg_addr + 48 + 4, 8, 0x1000 + 768);         // inside wrapper 2, not its pointer
+  reloc(seg_addr + 72 + 8, 8, 0x1000 + 1024);        // wrapper 3's pointer is written: ignored
+  reloc(seg_addr + 96 + 8, 8, 0x1000 + 8);           // past the table
+  reloc(seg_addr + 48 + 8, 8, 0x9000);               // wrapper 2: outside the section
+  rela.resize(rela.size() + 7, 0xff);                // a torn last entry
+  offsets = registered_containers(Bytes(lld.data(), lld.size()), 0x1000, 4096, seg_addr,
+                                  {Bytes(rela.data(), rela.size())});
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{128, 256}));
 
   // One container whose body is 100,000 empty 64-byte entries.
   const uint64_t entries = 100000;
