@@ -70,6 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // section (offsets anywhere in it), with the residency shortcut off so the chains are read.
   auto offsets = cd::bin::registered_containers(bytes, 0, size);
   check(offsets.size() <= size / 24, "one registered container per wrapper at most");
+  // The same with the input as the relocations too (lld's pointers): still one per wrapper.
+  check(cd::bin::registered_containers(bytes, 0, size, 0, {bytes}).size() <= size / 24,
+        "one registered container per wrapper at most, relocations or not");
   auto ahead = cd::bin::prefetch_containers(bytes, offsets, 2, false);
   check(ahead.headers <= offsets.size() * 4097, "headers read ahead per container");
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -158,27 +159,26 @@ std::vector<uint64_t> registered_containers(Bytes segment, uint64_t fatbin_addr,
   auto keep = [&](uint64_t addr) {
     if (addr >= fatbin_addr && addr - fatbin_addr < fatbin_size) out.push_back(addr - fatbin_addr);
   };
-  bool unwritten = false;  // a wrapper whose data pointer only a relocation sets
+  std::map<uint64_t, uint64_t> unwritten;  // wrapper offset -> address, for pointers only a relocation sets
   for (uint64_t w = 0; fits(segment.size(), w, kWrapperSize); w += kWrapperSize) {
     if (load<uint32_t>(segment, w) != kWrapperMagic) continue;
     uint64_t addr = load<uint64_t>(segment, w + 8);
-    unwritten |= addr == 0;
-    keep(addr);
+    if (addr == 0) unwritten.emplace(w, 0);
+    else keep(addr);
   }
-  if (unwritten)
+  if (!unwritten.empty())
     for (Bytes rela : relas) {
       // One large read instead of a fault per page of a mapping marked MADV_RANDOM.
       advise(rela, MADV_WILLNEED);
       for (uint64_t r = 0; fits(rela.size(), r, kRelaSize); r += kRelaSize) {
         uint64_t where = load<uint64_t>(rela, r), info = load<uint64_t>(rela, r + 8);
-        if (where < segment_addr || where - segment_addr >= segment.size()) continue;
-        uint64_t w = (where - segment_addr) / kWrapperSize * kWrapperSize;
-        if ((info >> 32) != 0 || where - segment_addr != w + 8 || !fits(segment.size(), w, kWrapperSize) ||
-            load<uint32_t>(segment, w) != kWrapperMagic || load<uint64_t>(segment, w + 8) != 0)
-          continue;
-        keep(load<uint64_t>(rela, r + 16));  // symbol 0: the address is the addend
+        if (where < segment_addr + 8 || (info >> 32) != 0) continue;  // symbol 0: the address is the addend
+        auto it = unwritten.find(where - segment_addr - 8);
+        if (it != unwritten.end()) it->second = load<uint64_t>(rela, r + 16);  // the loader's last word wins
       }
     }
+  for (const auto& [w, addr] : unwritten)
+    if (addr != 0) keep(addr);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -3,14 +3,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <queue>
-#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -123,115 +119,73 @@ std::string package_of(const std::string& path) {
 
 namespace {
 
-using Inode = std::pair<uint64_t, uint64_t>;
-
-// Files are read once the walk is over, biggest first (the first found among equals): on the
-// H100 machine's cold disk, reading files while the walk still found them slowed the walk
-// of `scan /opt /usr/local/cuda-13.0` from 0.22 to 0.74 s (directory reads queued behind
-// the files'), and the biggest archive, found last, then finished last: 2.0 s in all. The
-// walk gives one name per inode, a real name over a link to it, so notes name the file. By
-// the time it ends, check's question (the GPUs: ReadFocus, from the driver child) is
-// usually set; a file read before it is set is read whole.
+// Files are read once the walk is over, biggest first (parallel_for hands out indices in
+// order): on the H100 machine's cold disk, reading files while the walk still found them
+// slowed the walk of `scan /opt /usr/local/cuda-13.0` from 0.22 to 0.74 s (directory reads
+// queued behind the files'), and the biggest archive, found last, then finished last: 2.0 s
+// in all. The walk gives one name per inode, a real name over a link to it, so notes name
+// the file. By the time it ends, check's question (the GPUs: ReadFocus, from the driver
+// child) is usually set; a file read before it is set is read whole.
 //
 // Copies of one build are read once: a file of at least 1 MiB whose size and GNU build-id are
-// those of a file taken earlier gets that file's answer. Among files of one size the order
-// taken is the order found, and each registers its build-id before it waits on any other's,
-// so which copy is read does not depend on the threads' timing.
-class Readers {
- public:
-  // Reads every file and returns when all are read.
-  Readers(const std::vector<WalkedFile>& files, const ScanOptions& opts, bin::RunBudget& budget)
-      : opts_(opts), budget_(budget), files_(files), jobs_(files.size()) {
-    for (size_t i = 0; i < files_.size(); ++i) {
-      first_.emplace(Inode{files_[i].dev, files_[i].ino}, i);
-      waiting_.push({files_[i].size, ~i});  // biggest first, then the first found
-    }
-    size_t n = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < std::min(n, files_.size()); ++i) threads.emplace_back([this] { work(); });
-    for (auto& t : threads) t.join();
-  }
+// those of a file taken earlier gets that file's answer (`copy_of`). Files of one size are
+// next to each other in the order taken, and each registers its build-id before it waits on
+// any earlier one's, so which copy is read does not depend on the threads' timing.
+struct Read {
+  std::vector<BinaryScan> results;            // per file; empty for a copy
+  std::vector<std::optional<size_t>> copy_of;  // the file whose answer a copy has
+};
 
-  // The answer for a file the walk found (by inode), or null.
-  const BinaryScan* answer(const WalkedFile& f) const {
-    auto it = first_.find(Inode{f.dev, f.ino});
-    if (it == first_.end()) return nullptr;
-    const Job& job = jobs_[it->second];
-    return job.copy_of ? &jobs_[*job.copy_of].result : &job.result;
-  }
-  // The file whose answer this one has (a copy of one build), or null.
-  const WalkedFile* copy_of(const WalkedFile& f) const {
-    auto it = first_.find(Inode{f.dev, f.ino});
-    if (it == first_.end() || !jobs_[it->second].copy_of) return nullptr;
-    return &files_[*jobs_[it->second].copy_of];
-  }
-
- private:
-  struct Job {
-    BinaryScan result;
-    std::optional<std::string> build_id;  // set once read ("" without one)
-    std::optional<size_t> copy_of;
+Read read_files(const std::vector<WalkedFile>& files, const ScanOptions& opts, bin::RunBudget& budget) {
+  constexpr uint64_t kSameBuildAtLeast = 1 << 20;  // smaller files cost less to read than to compare
+  Read out;
+  out.results.resize(files.size());
+  out.copy_of.resize(files.size());
+  std::vector<size_t> order(files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return files[a].size > files[b].size; });
+  std::vector<std::optional<std::string>> ids(files.size());  // build-ids, set once read ("" without one)
+  std::mutex mutex;
+  std::condition_variable id_set;
+  size_t done = 0;
+  auto progress = [&](const WalkedFile& f) {  // under the lock
+    if (opts.progress) opts.progress(++done, files.size(), f.path);
   };
-
-  void work() {
-    for (;;) {
-      size_t i = 0;
-      {
-        std::lock_guard lock(mutex_);
-        if (waiting_.empty()) return;
-        i = ~waiting_.top().second;
-        waiting_.pop();
-        if (files_[i].size >= kSameBuildAtLeast) taken_[files_[i].size].push_back(i);
-      }
-      read(i);
-    }
-  }
-
-  void read(size_t i) {
-    const WalkedFile& f = files_[i];
-    // Opened through the root's descriptor: open_path had no link below --root's prefix when
-    // walked, and one swapped in since is resolved inside the root, never followed out of it.
-    std::string inner = opts_.root.inner_path(f.open_path);
-    if (f.size >= kSameBuildAtLeast && same_build(i, f, inner)) return;
-    BinaryScan r = summarize(f.open_path, bin::scan_path(opts_.root, inner, f.open_path, opts_.kernels, &budget_, opts_.focus));
-    std::lock_guard lock(mutex_);
-    jobs_[i].result = std::move(r);
-    if (opts_.progress) opts_.progress(++done_, files_.size(), f.path);
-  }
-
-  // Whether file i is a copy of one taken before it (then it is answered by that one).
-  bool same_build(size_t i, const WalkedFile& f, const std::string& inner) {
-    RegularFile file(opts_.root, inner);
-    std::string id = file.ok() && file.size() == f.size ? bin::gnu_build_id(file.fd()) : "";
-    std::unique_lock lock(mutex_);
-    jobs_[i].build_id = id;
-    ids_.notify_all();
+  // Whether the k-th file taken is a copy of one taken before it (then it is answered by that one).
+  auto same_build = [&](size_t k, const std::string& inner) {
+    size_t i = order[k];
+    RegularFile file(opts.root, inner);
+    std::string id = file.ok() && file.size() == files[i].size ? bin::gnu_build_id(file.fd()) : "";
+    std::unique_lock lock(mutex);
+    ids[i] = id;
+    id_set.notify_all();
     if (id.empty()) return false;
-    for (size_t j : taken_[f.size]) {
-      if (j == i) break;  // only those taken before
-      ids_.wait(lock, [&] { return jobs_[j].build_id.has_value(); });
-      if (*jobs_[j].build_id == id && !jobs_[j].copy_of) {
-        jobs_[i].copy_of = j;
-        if (opts_.progress) opts_.progress(++done_, files_.size(), f.path);
+    size_t first = k;
+    while (first > 0 && files[order[first - 1]].size == files[i].size) --first;
+    for (size_t q = first; q < k; ++q) {
+      size_t j = order[q];
+      id_set.wait(lock, [&] { return ids[j].has_value(); });
+      if (*ids[j] == id) {  // the first of an id is never a copy
+        out.copy_of[i] = j;
+        progress(files[i]);
         return true;
       }
     }
     return false;
-  }
-
-  static constexpr uint64_t kSameBuildAtLeast = 1 << 20;  // smaller files cost less to read than to compare
-
-  const ScanOptions& opts_;
-  bin::RunBudget& budget_;
-  std::mutex mutex_;
-  std::condition_variable ids_;
-  std::map<Inode, size_t> first_;           // inode -> index in files_
-  const std::vector<WalkedFile>& files_;    // as found, one per inode
-  std::vector<Job> jobs_;                   // one per file
-  std::priority_queue<std::pair<uint64_t, size_t>> waiting_;  // (size, ~index): biggest, then first found
-  std::map<uint64_t, std::vector<size_t>> taken_;  // size -> files of that size in the order taken
-  size_t done_ = 0;
-};
+  };
+  parallel_for(order.size(), opts.threads, [&](size_t k) {
+    const WalkedFile& f = files[order[k]];
+    // Opened through the root's descriptor: open_path had no link below --root's prefix when
+    // walked, and one swapped in since is resolved inside the root, never followed out of it.
+    std::string inner = opts.root.inner_path(f.open_path);
+    if (f.size >= kSameBuildAtLeast && same_build(k, inner)) return;
+    BinaryScan r = summarize(f.open_path, bin::scan_path(opts.root, inner, f.open_path, opts.kernels, &budget, opts.focus));
+    std::lock_guard lock(mutex);
+    out.results[order[k]] = std::move(r);
+    progress(f);
+  });
+  return out;
+}
 
 }  // namespace
 
@@ -258,7 +212,7 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   WalkResult walked = walk_files(walkable, wo);
   if (trace_enabled()) trace(fmt::format("scan: walked, {} candidate files", walked.files.size()));
   bin::RunBudget budget(opts.limits);  // shared by the threads
-  Readers readers(walked.files, opts, budget);
+  Read read = read_files(walked.files, opts, budget);
 
   // One answer per file the walk kept (a real name over a link to it).
   std::vector<BinaryScan> results(walked.files.size());
@@ -266,10 +220,10 @@ std::vector<BinaryScan> scan_paths(const std::vector<std::string>& paths, const 
   for (size_t i = 0; i < walked.files.size(); ++i) {
     const WalkedFile& f = walked.files[i];
     named[i] = std::find(paths.begin(), paths.end(), f.path) != paths.end();
-    if (const BinaryScan* a = readers.answer(f)) results[i] = *a;
+    results[i] = read.results[read.copy_of[i].value_or(i)];
     results[i].path = f.path;
     results[i].package = package_of(f.open_path);
-    if (const WalkedFile* c = readers.copy_of(f)) results[i].same_build_as = c->path;
+    if (read.copy_of[i]) results[i].same_build_as = walked.files[*read.copy_of[i]].path;
   }
   if (trace_enabled()) trace("scan: files read");
   if (stats) {
