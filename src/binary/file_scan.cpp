@@ -392,10 +392,8 @@ FileScan scan_bytes(Bytes bytes, std::string_view name, bool kernels, RunBudget*
   return scan(bytes, name, kernels, -1, budget);
 }
 
-namespace {
-
-FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kernels, RunBudget* budget,
-                     const ReadFocus* focus = nullptr) {
+FileScan scan_file(const MappedFile& file, const std::string& shown, bool kernels, RunBudget* budget,
+                   const ReadFocus* focus) {
   if (!file.ok()) {
     FileScan out;
     out.error = fmt::format("{}: {}", shown, file.error());
@@ -419,17 +417,15 @@ FileScan scan_mapped(const MappedFile& file, const std::string& shown, bool kern
   return out;
 }
 
-}  // namespace
-
 FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget) {
   MappedFile file(path);
-  return scan_mapped(file, path, kernels, budget);
+  return scan_file(file, path, kernels, budget);
 }
 
 FileScan scan_path(const Root& root, std::string_view path, const std::string& shown, bool kernels,
                    RunBudget* budget, const ReadFocus* focus) {
   MappedFile file(root, path);
-  return scan_mapped(file, shown, kernels, budget, focus);
+  return scan_file(file, shown, kernels, budget, focus);
 }
 
 }  // namespace cd::bin

@@ -18,6 +18,8 @@
 
 namespace cd::bin {
 
+class MappedFile;
+
 struct FoundContainer {
   uint64_t file_offset = 0;  // of the container header in the file
   // Found in a large-model data section (.ldata): a library's own kernel table that it
@@ -69,5 +71,8 @@ FileScan scan_path(const std::string& path, bool kernels, RunBudget* budget = nu
 // link swapped into the path after the walk cannot lead out of the root. Notes name `shown`.
 FileScan scan_path(const Root& root, std::string_view path, const std::string& shown, bool kernels,
                    RunBudget* budget = nullptr, const ReadFocus* focus = nullptr);
+// The same for a file the caller has mapped already (binary/scan reads its build-id first).
+FileScan scan_file(const MappedFile& file, const std::string& shown, bool kernels, RunBudget* budget = nullptr,
+                   const ReadFocus* focus = nullptr);
 
 }  // namespace cd::bin

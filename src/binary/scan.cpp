@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "binary/build_id.hpp"
-#include "util/regular_file.hpp"
+#include "binary/mapped_file.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 #include "util/trace.hpp"
@@ -152,10 +152,9 @@ Read read_files(const std::vector<WalkedFile>& files, const ScanOptions& opts, b
     if (opts.progress) opts.progress(++done, files.size(), f.path);
   };
   // Whether the k-th file taken is a copy of one taken before it (then it is answered by that one).
-  auto same_build = [&](size_t k, const std::string& inner) {
+  auto same_build = [&](size_t k, const bin::MappedFile& file) {
     size_t i = order[k];
-    RegularFile file(opts.root, inner);
-    std::string id = file.ok() && file.size() == files[i].size ? bin::gnu_build_id(file.fd()) : "";
+    std::string id = file.ok() && file.bytes().size() == files[i].size ? bin::gnu_build_id(file.fd()) : "";
     std::unique_lock lock(mutex);
     ids[i] = id;
     id_set.notify_all();
@@ -177,9 +176,9 @@ Read read_files(const std::vector<WalkedFile>& files, const ScanOptions& opts, b
     const WalkedFile& f = files[order[k]];
     // Opened through the root's descriptor: open_path had no link below --root's prefix when
     // walked, and one swapped in since is resolved inside the root, never followed out of it.
-    std::string inner = opts.root.inner_path(f.open_path);
-    if (f.size >= kSameBuildAtLeast && same_build(k, inner)) return;
-    BinaryScan r = summarize(f.open_path, bin::scan_path(opts.root, inner, f.open_path, opts.kernels, &budget, opts.focus));
+    bin::MappedFile file(opts.root, opts.root.inner_path(f.open_path));
+    if (f.size >= kSameBuildAtLeast && same_build(k, file)) return;
+    BinaryScan r = summarize(f.open_path, bin::scan_file(file, f.open_path, opts.kernels, &budget, opts.focus));
     std::lock_guard lock(mutex);
     out.results[order[k]] = std::move(r);
     progress(f);
