@@ -117,6 +117,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (size_t k = 0; k < a.entries.size(); ++k) check(a.entries[k].offset == b.entries[k].offset, "entries differ");
     }
   }
+  // check's probes of a table: whatever they find is a container whose entries answer, and the
+  // walk from there starts with it; their reads stay bounded per probe.
+  size_t asked = 0;
+  cd::bin::Enough counted = [&](const std::vector<cd::bin::FatbinEntry>& seen) { return ++asked, at_sm90(seen); };
+  auto points = cd::bin::probe_points(size, 16);
+  check(points.size() <= 16, "more probe points than asked");
+  if (auto hit = cd::bin::probe_fatbin(bytes, 0, points, 4096, counted)) {
+    check(*hit < size, "a probe hit past the end");
+    cd::bin::FatbinParse from = cd::bin::parse_fatbin(bytes.subspan(*hit), *hit, cd::bin::kMaxParseNotes, &at_sm90, true);
+    check(!from.containers.empty() && from.containers[0].offset == 0 && from.containers[0].answered,
+          "the walk from a probe's hit does not start with an answering container");
+  }
+  check(asked <= points.size() * (4096 / 8 + 1) * 256, "probes read unbounded entries");
   check(cd::bin::prefetch_containers(bytes, offsets, 2, false, &at_sm90).headers <= ahead.headers,
         "the read-ahead read more when asked less");
   return 0;

@@ -8,6 +8,8 @@
 
 #include <elf.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace cd::bin {
@@ -82,10 +84,13 @@ class Notes {
   size_t max_;
 };
 
-// Parses the entries of one container in [begin, end); returns false on a bad entry.
-bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Notes& notes, const Enough* enough) {
+// Parses the entries of one container in [begin, end); returns false on a bad entry, or on
+// more than `max_entries`.
+bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Notes& notes, const Enough* enough,
+                  size_t max_entries = SIZE_MAX) {
   uint64_t q = begin;
   while (q < end) {
+    if (c.entries.size() == max_entries) return false;
     if (!fits(end, q, kMinEntryHeader)) {
       notes.add(q, fmt::format("entry header truncated ({} bytes left in container)", end - q));
       return false;
@@ -139,6 +144,64 @@ const char* compression_name(Compression c) {
 std::string entry_arch_name(const FatbinEntry& e) {
   const char* prefix = e.kind == EntryKind::sass ? "sm_" : "compute_";
   return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
+}
+
+std::vector<uint64_t> probe_points(uint64_t size, size_t count) {
+  std::vector<uint64_t> out;
+  if (count == 0) return out;
+  uint64_t step = std::max<uint64_t>(1, size / count);
+  for (uint64_t p = 0; p < size && out.size() < count; p += step) out.push_back(p);
+  return out;
+}
+
+namespace {
+
+// A container at `p` whose header and every entry read are sound (a probe may land in a payload:
+// one magic number is not enough), with the entries read until `enough` held. Version 1 is the
+// only one nvcc writes; a probe asks for it where the walk does not. A probe reads at most
+// kProbeEntries entries of a container (a table's hold one to a few dozen), so probes that land in
+// a hostile table's one huge container cost each a bounded read, not its whole walk again.
+constexpr size_t kProbeEntries = 256;
+
+std::optional<FatbinContainer> sound_container(Bytes b, uint64_t p, const Enough& enough) {
+  if (!fits(b.size(), p, kContainerHeader) || load<uint32_t>(b, p) != kFatbinMagic || load<uint16_t>(b, p + 4) != 1)
+    return std::nullopt;
+  uint16_t header_size = load<uint16_t>(b, p + 6);
+  uint64_t fat_size = load<uint64_t>(b, p + 8);
+  if (header_size < kContainerHeader || !fits(b.size(), p, header_size) || !fits(b.size(), p + header_size, fat_size) ||
+      fat_size == 0)
+    return std::nullopt;
+  FatbinParse scratch;
+  Notes notes(scratch, 1);
+  FatbinContainer c;
+  c.offset = p;
+  c.size = header_size + fat_size;
+  if (!read_entries(b, p + header_size, p + header_size + fat_size, c, notes, &enough, kProbeEntries) || !scratch.notes.empty() ||
+      c.entries.empty())
+    return std::nullopt;
+  for (const auto& e : c.entries)
+    if (e.kind == EntryKind::unknown) return std::nullopt;
+  return c;
+}
+
+}  // namespace
+
+std::optional<uint64_t> probe_fatbin(Bytes b, uint64_t base, const std::vector<uint64_t>& points, uint64_t window,
+                                     const Enough& enough) {
+  for (uint64_t point : points) {
+    uint64_t p = ((base + point + 7) & ~uint64_t{7}) - base;
+    uint64_t end = std::min<uint64_t>(b.size(), point + window);
+    while (p < end && fits(b.size(), p, kContainerHeader)) {
+      auto c = sound_container(b, p, enough);
+      if (!c) {
+        p += 8;
+        continue;
+      }
+      if (c->answered) return p;
+      p = ((base + p + c->size + 7) & ~uint64_t{7}) - base;  // the next container, if it follows at once
+    }
+  }
+  return std::nullopt;
 }
 
 FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough* enough, bool first_enough,

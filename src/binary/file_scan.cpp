@@ -39,14 +39,21 @@
 namespace cd::bin {
 namespace {
 
-// Fewer registered containers than this are walked as they come; the read-ahead threads
-// keep that many reads in flight per library (the walk of other files goes on beside them).
-constexpr size_t kPrefetchAtLeast = 16;
+// A library with one registered container is walked as it comes (one chain either way); from
+// two on, the chains are read ahead side by side (the walk of other files goes on beside them):
+// the device's cold check showed libcurand's 11 containers as 47 faults one after another.
+constexpr size_t kPrefetchAtLeast = 2;
 // 64: on the device (virtio disk, 128 KiB read-ahead) libcublasLt's 2,782 containers
 // took 1.06 s cold with 16 threads, each walking ~170 entry-header chains one read at a time.
 constexpr size_t kPrefetchThreads = 64;
 // How far ahead of a table's walk the disk is asked for its pages.
 constexpr uint64_t kTableWindow = 32 << 20;
+// check probes a table this large at kProbes points, kProbeWindow bytes each, before walking it
+// (fatbin.hpp probe_fatbin): cuFFT's first sm_90 container lies 162 MiB into its table; 256
+// probes of 64 KiB are 16 MiB, read all at once.
+constexpr uint64_t kProbeTableAtLeast = 16 << 20;
+constexpr size_t kProbes = 256;
+constexpr uint64_t kProbeWindow = 64 << 10;
 
 class Scanner {
  public:
@@ -246,9 +253,13 @@ class Scanner {
   bool region(Bytes b, uint64_t base, uint64_t align_base = 0, bool dispatch_table = false) {
     size_t room = budget_.limits().notes_per_file - std::min(out_.notes.size(), budget_.limits().notes_per_file);
     // A kernel table the library dispatches itself serves a GPU through any one container (judge_binary):
-    // the first that serves every GPU ends its walk.
+    // the first that serves every GPU ends its walk, and a probe may find one far from the start.
+    uint64_t from = dispatch_table ? probe(b, align_base) : 0;
+    out_.table_cut |= from > 0;
+    b = b.subspan(from);
+    base += from;
     Reached ahead = window_ahead(b);
-    FatbinParse parse = parse_fatbin(b, align_base, room, enough(), dispatch_table,
+    FatbinParse parse = parse_fatbin(b, align_base + from, room, enough(), dispatch_table,
                                      dispatch_table && fd_ >= 0 ? &ahead : nullptr);
     out_.table_cut |= parse.stopped;
     for (const auto& n : parse.notes) note(base + n.offset, n.message);
@@ -263,6 +274,20 @@ class Scanner {
       out_.containers.push_back(std::move(fc));
     }
     return answered;
+  }
+
+  // Where check starts the walk of a large table: at a container a probe found to serve the GPUs
+  // (its windows asked of the disk together, then read), else at its start. scan reads every one.
+  uint64_t probe(Bytes table, uint64_t align_base) {
+    if (!enough_ || table.size() < kProbeTableAtLeast || !focus_->get()) return 0;
+    std::vector<uint64_t> points = probe_points(table.size(), kProbes);
+    if (fd_ >= 0)
+      for (uint64_t p : points) advise(table.subspan(p, std::min(kProbeWindow, table.size() - p)), MADV_WILLNEED);
+    std::optional<uint64_t> hit = probe_fatbin(table, align_base, points, kProbeWindow, enough_);
+    if (trace_enabled())
+      trace(fmt::format("probed a kernel table of {}: {} points, {}", name_, points.size(),
+                        hit ? fmt::format("a container at +{:#x} answers", *hit) : std::string("none answers")));
+    return hit.value_or(0);
   }
 
   // Kernels of a container, read from one image (all images of a container come

@@ -100,6 +100,57 @@ TEST(Fatbin, ReachedFollowsTheWalk) {
   for (size_t i = 1; i < told.size(); ++i) EXPECT_LE(told[i] - told[i - 1], (1u << 20) + 64) << "a MiB searched unsaid";
 }
 
+// A table in runs by architecture, as cuFFT's: the probes find a container of the asked run far
+// from the start; a magic number inside a payload, with a header that does not hold, is not one.
+TEST(Fatbin, ProbeFindsASoundContainerThatAnswersAndNothingElse) {
+  std::vector<uint8_t> table;
+  auto add = [&](uint32_t arch, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      auto c = container({entry(2, arch, 1, 8, 0x11, 4000)});
+      table.insert(table.end(), c.begin(), c.end());
+    }
+  };
+  add(75, 600);  // ~2.4 MB of sm_75
+  add(90, 40);
+  add(80, 600);
+  Enough sm90 = [](const std::vector<FatbinEntry>& es) { return es.back().kind == EntryKind::sass && es.back().arch == 90; };
+  auto points = probe_points(table.size(), 64);
+  ASSERT_EQ(points.size(), 64u);
+  auto hit = probe_fatbin(table, 0, points, 16 << 10, sm90);
+  ASSERT_TRUE(hit.has_value());
+  FatbinParse from = parse_fatbin(Bytes(table).subspan(*hit), *hit, kMaxParseNotes, &sm90, true);
+  ASSERT_FALSE(from.containers.empty());
+  EXPECT_EQ(from.containers[0].offset, 0u) << "the walk from a probe's hit starts at a container";
+  EXPECT_EQ(from.containers[0].entries.at(0).arch, 90);
+  EXPECT_TRUE(from.stopped);
+  // Nothing serves sm_120: no probe answers (the caller walks from the start).
+  Enough sm120 = [](const std::vector<FatbinEntry>& es) { return es.back().arch == 120; };
+  EXPECT_FALSE(probe_fatbin(table, 0, points, 16 << 10, sm120).has_value());
+
+  // A payload holding a magic number and an sm_120 "entry" whose sizes run past its container:
+  // a probe landing there must not take it.
+  std::vector<uint8_t> fake = container({entry(2, 120, 1, 8, 0x11, 64)});
+  put<uint64_t>(fake, 8, 1 << 20);  // the container claims a MiB
+  std::vector<uint8_t> host = container({entry(2, 75, 1, 8, 0x11, 4096)});
+  std::copy(fake.begin(), fake.end(), host.begin() + 16 + 64 + 8);
+  EXPECT_FALSE(probe_fatbin(host, 0, {8}, 4096, sm120).has_value());
+  EXPECT_EQ(parse_fatbin(host).containers.size(), 1u) << "the walk never looks inside a payload";
+}
+
+// Probes of a hostile table (containers of 1,000 empty entries each, 64 KB apiece) read a bounded
+// number of entries per container they land on, not each container's whole walk again.
+TEST(Fatbin, ProbesOfAHostileTableStayBounded) {
+  std::vector<std::vector<uint8_t>> many(1000, entry(2, 75, 1, 8, 0x11, 0));
+  std::vector<uint8_t> one = container(many), table;
+  for (int i = 0; i < 200; ++i) table.insert(table.end(), one.begin(), one.end());
+  size_t asked = 0;
+  Enough count = [&](const std::vector<FatbinEntry>&) { ++asked; return false; };
+  auto points = probe_points(table.size(), 256);
+  EXPECT_FALSE(probe_fatbin(table, 0, points, 64 << 10, count).has_value());
+  EXPECT_GT(asked, 0u);
+  EXPECT_LE(asked, 2u * 256u * 256u) << "a 64 KiB window holds at most two of these containers' starts";
+}
+
 TEST(Fatbin, TruncatedContainerKeepsCompleteEntriesAndNotes) {
   auto c = container({entry(2, 75, 1, 8, 0x11, 8), entry(2, 86, 1, 8, 0x11, 64)});
   c.resize(c.size() - 40);  // cut into the second entry's payload

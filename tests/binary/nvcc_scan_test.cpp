@@ -166,7 +166,8 @@ TEST(NvccScan, CheckReadsAContainerOnlyUntilTheGpusSassIsFound) {
 
 // cuFFT keeps its kernels in its own table in .ldata (23,983 containers in 13.0's, sm_90 SASS
 // first at container 10,899): any container there that serves the GPU settles the library's
-// verdict, so check's walk of the table stops at it. The real library of this machine's toolkit.
+// verdict, so check probes the table for one and walks from there. The real library of this
+// machine's toolkit.
 TEST(NvccScan, CheckStopsALibrarysOwnKernelTableAtTheFirstContainerForTheGpu) {
   const std::string cufft = "/usr/local/cuda/lib64/libcufft.so.12";
   if (access(cufft.c_str(), R_OK) != 0) GTEST_SKIP() << "no " << cufft;
@@ -187,6 +188,20 @@ TEST(NvccScan, CheckStopsALibrarysOwnKernelTableAtTheFirstContainerForTheGpu) {
   EXPECT_EQ(found[0].cut_for, std::vector<int>{90});
   EXPECT_EQ(judge_binary(found[0], h200, driver, rules).verdict, judge_binary(full, h200, driver, rules).verdict);
   EXPECT_EQ(judge_binary(found[0], h200, driver, rules).verdict, Verdict::native);
+  // Its sm_90 run lies 162 MiB in: a probe lands in it, so the walk reads one container, not 10,900.
+  EXPECT_EQ(found[0].dispatch_containers, 1);
+
+  // A GPU no container serves natively (sm_61): no probe answers, the whole table is walked,
+  // and the verdict is the full read's.
+  GpuTarget p100{60, "Tesla P100"};
+  bin::ReadFocus old_focus;
+  old_focus.set({{60}, native_on_all({p100}, driver, rules)});
+  ScanOptions old_o;
+  old_o.focus = &old_focus;
+  auto old_found = scan_paths({cufft}, old_o);
+  ASSERT_EQ(old_found.size(), 1u);
+  EXPECT_EQ(old_found[0].dispatch_containers, full.dispatch_containers);
+  EXPECT_EQ(judge_binary(old_found[0], p100, driver, rules).verdict, judge_binary(full, p100, driver, rules).verdict);
 
   // cuBLASLt's modules serve sm_90 natively: its 106 MiB of .ldata/.lrodata (no container in them)
   // is not searched at all, and its verdict is the full read's.
