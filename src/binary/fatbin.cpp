@@ -70,6 +70,12 @@ FatbinEntry read_entry_header(Bytes b, uint64_t q) {
 
 namespace {
 
+// Whether the container header at `p` (its magic read already) has a size that is one and fits.
+bool header_holds(Bytes b, uint64_t p) {
+  uint16_t header_size = load<uint16_t>(b, p + 6);
+  return header_size >= kContainerHeader && fits(b.size(), p, header_size);
+}
+
 // Keeps the first `max` notes of a parse and counts the rest.
 class Notes {
  public:
@@ -166,11 +172,10 @@ constexpr size_t kProbeEntries = 256;
 std::optional<FatbinContainer> sound_container(Bytes b, uint64_t p, const Enough& enough) {
   if (!fits(b.size(), p, kContainerHeader) || load<uint32_t>(b, p) != kFatbinMagic || load<uint16_t>(b, p + 4) != 1)
     return std::nullopt;
+  if (!header_holds(b, p)) return std::nullopt;
   uint16_t header_size = load<uint16_t>(b, p + 6);
   uint64_t fat_size = load<uint64_t>(b, p + 8);
-  if (header_size < kContainerHeader || !fits(b.size(), p, header_size) || !fits(b.size(), p + header_size, fat_size) ||
-      fat_size == 0)
-    return std::nullopt;
+  if (fat_size == 0 || !fits(b.size(), p + header_size, fat_size)) return std::nullopt;
   FatbinParse scratch;
   Notes notes(scratch, 1);
   FatbinContainer c;
@@ -210,10 +215,7 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough*
   Notes notes(out, max_notes);
   // Containers sit at 8-byte aligned file offsets; a section may start unaligned (.ldata).
   auto next_aligned = [base](uint64_t p) { return ((base + p + 8) & ~uint64_t{7}) - base; };
-  auto bad_header = [&b](uint64_t p) {
-    uint16_t header_size = load<uint16_t>(b, p + 6);
-    return header_size < kContainerHeader || !fits(b.size(), p, header_size);
-  };
+  auto bad_header = [&b](uint64_t p) { return !header_holds(b, p); };
   uint64_t p = (base % 8) ? next_aligned(0) : 0;
   uint64_t told = 0;
   if (reached) (*reached)(p);

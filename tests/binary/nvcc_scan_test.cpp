@@ -174,11 +174,15 @@ TEST(NvccScan, CheckStopsALibrarysOwnKernelTableAtTheFirstContainerForTheGpu) {
   const ArchRules& rules = arch_rules(Kb::get());
   DriverTarget driver{13000, "580.159.04"};
   GpuTarget h200{90, "NVIDIA H200"};
-  bin::ReadFocus focus;
-  focus.set({{90}, native_on_all({h200}, driver, rules)});
-  ScanOptions o;
-  o.focus = &focus;
-  auto found = scan_paths({cufft}, o);
+  // check's scan of one file, asked about one GPU.
+  auto scan_for = [&](const std::string& path, const GpuTarget& gpu) {
+    bin::ReadFocus focus;
+    focus.set({{gpu.sm}, native_on_all({gpu}, driver, rules)});
+    ScanOptions o;
+    o.focus = &focus;
+    return scan_paths({path}, o);
+  };
+  auto found = scan_for(cufft, h200);
   ASSERT_EQ(found.size(), 1u);
   BinaryScan full = scan_binary(cufft, false);
   ASSERT_GT(full.dispatch_containers, 1000) << "cuFFT's table moved: this test needs another library";
@@ -191,14 +195,10 @@ TEST(NvccScan, CheckStopsALibrarysOwnKernelTableAtTheFirstContainerForTheGpu) {
   // Its sm_90 run lies 162 MiB in: a probe lands in it, so the walk reads one container, not 10,900.
   EXPECT_EQ(found[0].dispatch_containers, 1);
 
-  // A GPU no container serves natively (sm_61): no probe answers, the whole table is walked,
+  // A GPU no container serves natively (sm_60): no probe answers, the whole table is walked,
   // and the verdict is the full read's.
   GpuTarget p100{60, "Tesla P100"};
-  bin::ReadFocus old_focus;
-  old_focus.set({{60}, native_on_all({p100}, driver, rules)});
-  ScanOptions old_o;
-  old_o.focus = &old_focus;
-  auto old_found = scan_paths({cufft}, old_o);
+  auto old_found = scan_for(cufft, p100);
   ASSERT_EQ(old_found.size(), 1u);
   EXPECT_EQ(old_found[0].dispatch_containers, full.dispatch_containers);
   EXPECT_EQ(judge_binary(old_found[0], p100, driver, rules).verdict, judge_binary(full, p100, driver, rules).verdict);
@@ -207,7 +207,7 @@ TEST(NvccScan, CheckStopsALibrarysOwnKernelTableAtTheFirstContainerForTheGpu) {
   // is not searched at all, and its verdict is the full read's.
   const std::string lt = "/usr/local/cuda/lib64/libcublasLt.so.13";
   if (access(lt.c_str(), R_OK) != 0) return;
-  auto lt_found = scan_paths({lt}, o);
+  auto lt_found = scan_for(lt, h200);
   ASSERT_EQ(lt_found.size(), 1u);
   BinaryScan lt_full = scan_binary(lt, false);
   EXPECT_TRUE(lt_found[0].dispatch_cut);
