@@ -61,5 +61,5 @@ for i in "${!names[@]}"; do
 done
 [ ${#names[@]} -gt 1 ] && echo "${names[0]} vs ${names[1]} warm scans: $(python3 "$here/scan_same.py" "$out/scan_warm_${names[0]}.json" "$out/scan_warm_${names[1]}.json")" | tee -a "$out/summary.txt"
 for f in "$out"/trace_*.txt; do  # the 12 slowest files of each trace
-  echo "-- $(basename "$f")"; grep -E "scan file|walked|files read|^trace [0-9.]+ [0-9]+ (scan|check|main)" "$f" | sed 's/^trace [0-9.]* [0-9]* //' | sort -t' ' -k3 -g -r | head -14
+  echo "-- $(basename "$f")"; grep -E "scan file|walked|files read|^trace [0-9.]+ [0-9]+ (scan|check|main)" "$f" | sed 's/^trace [0-9.]* [0-9]* //' | sort -t' ' -k3 -g -r | sed -n 1,14p
 done >>"$out/summary.txt"

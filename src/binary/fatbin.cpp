@@ -125,6 +125,26 @@ bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Not
   return true;
 }
 
+// The container at `p`, whose magic and header size were checked (header_holds): its entries, read
+// up to its end or the buffer's (a container cut short keeps the entries that are complete).
+FatbinContainer read_container(Bytes b, uint64_t p, Notes& notes, const Enough* enough,
+                               size_t max_entries = SIZE_MAX) {
+  uint16_t header_size = load<uint16_t>(b, p + 6);
+  uint64_t fat_size = load<uint64_t>(b, p + 8);
+  uint64_t begin = p + header_size;
+  uint64_t end = begin + fat_size;
+  if (!fits(b.size(), begin, fat_size)) {
+    notes.add(p, fmt::format("container of {} bytes runs past the end ({} bytes left)", fat_size, b.size() - begin));
+    end = b.size();
+  }
+  FatbinContainer c;
+  c.offset = p;
+  c.size = end - p;
+  if (begin == end) notes.add(p, "container without entries");
+  read_entries(b, begin, end, c, notes, enough, max_entries);
+  return c;
+}
+
 }  // namespace
 
 const char* kind_name(EntryKind k) {
@@ -150,6 +170,14 @@ const char* compression_name(Compression c) {
 std::string entry_arch_name(const FatbinEntry& e) {
   const char* prefix = e.kind == EntryKind::sass ? "sm_" : "compute_";
   return e.suffix ? fmt::format("{}{}{}", prefix, e.arch, e.suffix) : fmt::format("{}{}", prefix, e.arch);
+}
+
+uint64_t read_container_headers(Bytes b, uint64_t p, const Enough* enough, size_t max_entries) {
+  if (!fits(b.size(), p, kContainerHeader) || load<uint32_t>(b, p) != kFatbinMagic) return 0;
+  if (!header_holds(b, p)) return 1;
+  FatbinParse scratch;
+  Notes notes(scratch, 0);
+  return 1 + read_container(b, p, notes, enough, max_entries).entries.size();
 }
 
 std::vector<uint64_t> probe_points(uint64_t size, size_t count) {
@@ -239,22 +267,10 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough*
                                                header_size, more, p - first));
       continue;
     }
-    uint16_t header_size = load<uint16_t>(b, p + 6);
-    uint64_t fat_size = load<uint64_t>(b, p + 8);
-    uint64_t begin = p + header_size;
-    uint64_t end = begin + fat_size;
-    if (!fits(b.size(), begin, fat_size)) {
-      notes.add(p, fmt::format("container of {} bytes runs past the end ({} bytes left)", fat_size, b.size() - begin));
-      end = b.size();  // keep the entries that are complete
-    }
-    FatbinContainer c;
-    c.offset = p;
-    c.size = end - p;
-    if (begin == end) notes.add(p, "container without entries");
-    read_entries(b, begin, end, c, notes, enough);
+    FatbinContainer c = read_container(b, p, notes, enough);
     bool stop = first_enough && c.answered;
+    p += c.size;  // > 0: the header is at least 16 bytes
     if (!c.entries.empty()) out.containers.push_back(std::move(c));
-    p = end;  // > p: header_size >= 16
     if (stop && fits(b.size(), p, kContainerHeader)) {
       out.stopped = true;
       break;

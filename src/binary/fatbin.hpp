@@ -110,6 +110,11 @@ FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMax
 // `enough` holds; the caller parses the table from there. `base` as for parse_fatbin.
 std::optional<uint64_t> probe_fatbin(Bytes bytes, uint64_t base, const std::vector<uint64_t>& points, uint64_t window,
                                      const Enough& enough);
+// The headers the walk reads of the container at `p`: its own, then its entries' until one is
+// malformed, `enough` holds or `max_entries` were read; counted (0: no container starts at `p`).
+// binary/prefetch reads them ahead through this, so the read-ahead reads what the walk will.
+uint64_t read_container_headers(Bytes bytes, uint64_t p, const Enough* enough, size_t max_entries);
+
 // Where to probe a table of `size` bytes: at most `count` points, evenly spaced.
 std::vector<uint64_t> probe_points(uint64_t size, size_t count);
 

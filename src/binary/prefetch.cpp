@@ -44,27 +44,10 @@ bool all_resident(Bytes section, const std::vector<uint64_t>& offsets) {
   return std::all_of(offsets.begin(), offsets.end(), [&](uint64_t off) { return in[(data + off - begin) / page_size()] & 1; });
 }
 
-// Touches the container header at `p` and its entry headers, as parse_fatbin reads them
-// (container: header size u16 at 6, entries' bytes u64 at 8; entry: header size u32 at 4,
-// payload size u64 at 8). Returns the headers read; stops at anything malformed, and where
-// the walk itself will stop (`enough`).
+// Touches the container at `p` as the walk reads it: its header and its entries' headers, up to
+// where the walk will stop (`enough`). Returns the headers read.
 uint64_t touch_container(Bytes s, uint64_t p, const Enough* enough) {
-  if (!fits(s.size(), p, 16) || load<uint32_t>(s, p) != kFatbinMagic) return 0;
-  uint64_t header = load<uint16_t>(s, p + 6), body = load<uint64_t>(s, p + 8);
-  if (header < 16 || !fits(s.size(), p, header)) return 1;
-  uint64_t end = fits(s.size(), p + header, body) ? p + header + body : s.size();
-  uint64_t q = p + header, n = 1;
-  std::vector<FatbinEntry> seen;
-  for (uint64_t i = 0; i < kMaxEntries && fits(end, q, 64); ++i, ++n) {
-    uint64_t eh = load<uint32_t>(s, q + 4), payload = load<uint64_t>(s, q + 8);
-    if (eh < 64 || !fits(end, q, eh) || !fits(end, q + eh, payload)) break;
-    if (enough) {
-      seen.push_back(read_entry_header(s, q));
-      if ((*enough)(seen)) return n + 1;  // this entry read, the walk stops after it
-    }
-    q += eh + payload;
-  }
-  return n;
+  return read_container_headers(s, p, enough, kMaxEntries);
 }
 
 // Where the walk looks for the container after the one at `p`: past its bytes, at the next
