@@ -24,11 +24,12 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
   if (opts.scan_focus) so.focus = &opts.scan_focus->focus;
   so.loadable_only = true;  // the rest is dropped below: not even opened (a cold archive is a chain of reads)
   std::vector<BinaryScan> found = scan_paths(dirs, so, &stats);
-  int cut = 0, cut_files = 0;
+  int cut = 0, cut_files = 0, tables = 0;
   std::vector<int> cut_for;
   for (auto& b : found) {
     if (b.containers_cut > 0 || b.dispatch_cut) {
       cut += b.containers_cut;
+      tables += b.dispatch_cut;
       ++cut_files;
       cut_for = b.cut_for;
     }
@@ -45,10 +46,17 @@ void probe_binaries(Facts& facts, const ProbeOptions& opts) {
   if (cut_files > 0) {
     std::vector<std::string> names;
     for (int sm : cut_for) names.push_back(fmt::format("sm_{}", sm));
-    facts.notes.push_back({"binaries", fmt::format("{} files were read only as far as their verdicts for {} need: {} "
-                                                   "containers up to their SASS for it (`cuda-doctor scan` reads every "
-                                                   "architecture)",
-                                                   cut_files, join(names, ", "), cut)});
+    std::vector<std::string> what;
+    if (cut > 0) what.push_back(fmt::format("{} containers up to their SASS for it", cut));
+    // A library's own kernel table (cuFFT's .ldata) is searched from a container a probe found, and
+    // only until one serves the GPUs; not at all where a module of the library served them already.
+    if (tables > 0)
+      what.push_back(fmt::format("{} kernel table{} only until a container served it", tables, tables == 1 ? "" : "s"));
+    facts.notes.push_back({"binaries", fmt::format("{} file{} read only as far as {} verdicts for {} need: {} "
+                                                   "(`cuda-doctor scan` reads every architecture)",
+                                                   cut_files, cut_files == 1 ? " was" : "s were",
+                                                   cut_files == 1 ? "its" : "their", join(names, ", "),
+                                                   join(what, "; "))});
   }
 }
 
