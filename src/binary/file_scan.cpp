@@ -31,6 +31,7 @@
 #include "binary/cubin.hpp"
 #include "binary/decompress.hpp"
 #include "binary/elf_handle.hpp"
+#include "binary/elf_sections.hpp"
 #include "binary/mapped_file.hpp"
 #include "binary/prefetch.hpp"
 #include "binary/ptx.hpp"
@@ -167,39 +168,16 @@ class Scanner {
     if (eh.e_shoff != 0 && !fits(b.size(), eh.e_shoff, uint64_t{eh.e_shnum} * eh.e_shentsize))
       return note(base + eh.e_shoff, fmt::format("truncated: the section headers lie past the end ({} bytes)", b.size()),
                   "ELF");
-    size_t shstrndx = 0;
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-      return note(base, fmt::format("no section name table: {}", elf_errmsg(-1)), "ELF");
-    GElf_Shdr names;
-    if (!gelf_getshdr(elf_getscn(elf, shstrndx), &names) || !fits(b.size(), names.sh_offset, names.sh_size))
-      return note(base, "the section name table lies outside the file", "ELF");
-    Bytes name_table = b.subspan(names.sh_offset, names.sh_size);
-    struct Section {
-      GElf_Shdr sh;
-      std::string_view name;
-    };
-    std::vector<Section> sections;
-    std::vector<Bytes> relas;  // relocations the loader applies: where lld keeps the wrappers' pointers
-    bool truncated = false;
-    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
-      GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
-      if (!fits(b.size(), sh.sh_offset, sh.sh_size)) {
-        // Any section cut short means the file is (noted once); a fatbin section cut short is skipped.
-        std::string_view sname = string_at(name_table, sh.sh_name);
-        if (!truncated)
-          note(base + sh.sh_offset, fmt::format("truncated: section {} runs past the end of the file ({} bytes)",
-                                                sname.empty() ? "?" : sname, b.size()), "ELF");
-        truncated = true;
-        continue;
-      }
-      if (sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC) && eh.e_type != ET_REL)
-        relas.push_back(b.subspan(sh.sh_offset, sh.sh_size));
-      if (!may_hold_fatbin(sh.sh_type, sh.sh_flags)) continue;  // a name is a read: code and groups have none
-      std::string_view sname = string_at(name_table, sh.sh_name);
-      if (sname == ".nvFatBinSegment" || fatbin_section(sname)) sections.push_back({sh, sname});
-    }
-    const Section* segment = nullptr;
+    ElfSections listed = list_sections(elf, b, eh.e_type != ET_REL);
+    if (!listed.error.empty()) return note(base, listed.error, "ELF");
+    // Any section cut short means the file is (noted once); a fatbin section cut short is skipped.
+    if (listed.cut)
+      note(base + listed.cut->sh.sh_offset, fmt::format("truncated: section {} runs past the end of the file ({} bytes)",
+                                                        listed.cut->name.empty() ? "?" : listed.cut->name, b.size()),
+           "ELF");
+    const std::vector<ElfSection>& sections = listed.fatbin;
+    const std::vector<Bytes>& relas = listed.relas;
+    const ElfSection* segment = nullptr;
     for (const auto& s : sections)
       if (s.name == ".nvFatBinSegment") segment = &s;
     // The modules first, then the large-model sections a library may keep its own kernel table in

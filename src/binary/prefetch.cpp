@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "binary/elf_handle.hpp"
+#include "binary/elf_sections.hpp"
 #include "binary/fatbin.hpp"
 #include "util/thread_pool.hpp"
 
@@ -69,26 +70,14 @@ std::optional<uint64_t> next_container(Bytes s, uint64_t p, uint64_t base) {
 uint64_t touch_member(Bytes file, int fd, Elf* ar, uint64_t at) {
   if (elf_rand(ar, at) != at) return 0;
   ElfPtr member(elf_begin(fd, ELF_C_READ, ar));
-  GElf_Ehdr eh;
-  size_t names = 0;
   int64_t base = member ? elf_getbase(member.get()) : -1;
-  if (base < 0 || elf_kind(member.get()) != ELF_K_ELF || !gelf_getehdr(member.get(), &eh) ||
-      elf_getshdrstrndx(member.get(), &names) != 0)
-    return 0;
-  // Names from the mapping, a page each: libelf's elf_strptr would read the whole table.
-  GElf_Shdr table;
-  if (!gelf_getshdr(elf_getscn(member.get(), names), &table) || !fits(file.size(), base + table.sh_offset, table.sh_size))
-    return 0;
-  Bytes name_table = file.subspan(base + table.sh_offset, table.sh_size);
+  if (base < 0 || elf_kind(member.get()) != ELF_K_ELF || static_cast<uint64_t>(base) > file.size()) return 0;
+  Bytes image = file.subspan(static_cast<uint64_t>(base));
   uint64_t headers = 0;
-  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(member.get(), scn));) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || !may_hold_fatbin(sh.sh_type, sh.sh_flags)) continue;
-    std::string_view name = string_at(name_table, sh.sh_name);
+  // The sections the walk will walk (file_scan's one_elf): fatbins outside the kernel tables.
+  for (const auto& [sh, name] : list_sections(member.get(), image, false).fatbin) {
     if (!fatbin_section(name) || table_section(name)) continue;
-    uint64_t start = static_cast<uint64_t>(base) + sh.sh_offset;
-    if (!fits(file.size(), start, sh.sh_size)) continue;
-    Bytes section = file.subspan(start, sh.sh_size);
+    Bytes section = image.subspan(sh.sh_offset, sh.sh_size);
     // The first container at the section's first 8-byte aligned offset in the member's image.
     std::optional<uint64_t> p = ((sh.sh_offset + 7) & ~uint64_t{7}) - sh.sh_offset;
     for (size_t n = 0; p && n < kMaxEntries; ++n, p = next_container(section, *p, sh.sh_offset))
