@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 TEST(ProbeBinaries, NoteSaysWhichKernelTablesWereReadOnlyPartly) {
   const std::string cufft = "/usr/local/cuda/lib64/libcufft.so.12";
   if (access(cufft.c_str(), R_OK) != 0) GTEST_SKIP() << "no " << cufft;
-  fs::path site = fs::path(testing::TempDir()) / "binaries_probe" / "site-packages";
+  fs::path site = fs::path(testing::TempDir()) / ("binaries_probe_" + std::to_string(getpid())) / "site-packages";
   fs::remove_all(site.parent_path());
   fs::create_directories(site / "nvidia" / "cufft" / "lib");
   fs::create_symlink(cufft, site / "nvidia" / "cufft" / "lib" / "libcufft.so.12");

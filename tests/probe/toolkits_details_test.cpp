@@ -19,8 +19,11 @@ void file(const std::string& path, const std::string& text = "x") {
   std::ofstream(path) << text;
 }
 
+// One tree per test: ctest runs this file's tests as processes side by side, and a tree shared
+// by name was removed under one test by the other (CI saw map::at on a half-built tree).
 std::string tree() {
-  std::string r = std::string(CD_BUILD_DIR) + "/test-tmp/toolkit_layouts";
+  std::string r = std::string(CD_BUILD_DIR) + "/test-tmp/toolkit_layouts_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name();
   fs::remove_all(r);
   // runfile: /usr/local/cuda-12.4 with the /usr/local/cuda link.
   file(r + "/usr/local/cuda-12.4/version.json", R"({"cuda": {"version": "12.4.1"}})");
