@@ -125,10 +125,11 @@ bool read_entries(Bytes b, uint64_t begin, uint64_t end, FatbinContainer& c, Not
   return true;
 }
 
-// The container at `p`, whose magic and header size were checked (header_holds): its entries, read
-// up to its end or the buffer's (a container cut short keeps the entries that are complete).
-FatbinContainer read_container(Bytes b, uint64_t p, Notes& notes, const Enough* enough,
-                               size_t max_entries = SIZE_MAX) {
+// The container at `p`, whose magic and header size were checked (header_holds): its entries in `c`,
+// read up to its end or the buffer's (a container cut short keeps the entries that are complete).
+// Returns false where read_entries stopped at a bad entry or at `max_entries`.
+bool read_container(Bytes b, uint64_t p, Notes& notes, const Enough* enough, FatbinContainer& c,
+                    size_t max_entries = SIZE_MAX) {
   uint16_t header_size = load<uint16_t>(b, p + 6);
   uint64_t fat_size = load<uint64_t>(b, p + 8);
   uint64_t begin = p + header_size;
@@ -137,12 +138,10 @@ FatbinContainer read_container(Bytes b, uint64_t p, Notes& notes, const Enough* 
     notes.add(p, fmt::format("container of {} bytes runs past the end ({} bytes left)", fat_size, b.size() - begin));
     end = b.size();
   }
-  FatbinContainer c;
   c.offset = p;
   c.size = end - p;
   if (begin == end) notes.add(p, "container without entries");
-  read_entries(b, begin, end, c, notes, enough, max_entries);
-  return c;
+  return read_entries(b, begin, end, c, notes, enough, max_entries);
 }
 
 }  // namespace
@@ -177,7 +176,9 @@ uint64_t read_container_headers(Bytes b, uint64_t p, const Enough* enough, size_
   if (!header_holds(b, p)) return 1;
   FatbinParse scratch;
   Notes notes(scratch, 0);
-  return 1 + read_container(b, p, notes, enough, max_entries).entries.size();
+  FatbinContainer c;
+  read_container(b, p, notes, enough, c, max_entries);
+  return 1 + c.entries.size();
 }
 
 std::vector<uint64_t> probe_points(uint64_t size, size_t count) {
@@ -201,16 +202,11 @@ std::optional<FatbinContainer> sound_container(Bytes b, uint64_t p, const Enough
   if (!fits(b.size(), p, kContainerHeader) || load<uint32_t>(b, p) != kFatbinMagic || load<uint16_t>(b, p + 4) != 1)
     return std::nullopt;
   if (!header_holds(b, p)) return std::nullopt;
-  uint16_t header_size = load<uint16_t>(b, p + 6);
-  uint64_t fat_size = load<uint64_t>(b, p + 8);
-  if (fat_size == 0 || !fits(b.size(), p + header_size, fat_size)) return std::nullopt;
+  // The walk's own read; any note it would make (no entries, cut short, a bad entry) rejects it.
   FatbinParse scratch;
   Notes notes(scratch, 1);
   FatbinContainer c;
-  c.offset = p;
-  c.size = header_size + fat_size;
-  if (!read_entries(b, p + header_size, p + header_size + fat_size, c, notes, &enough, kProbeEntries) || !scratch.notes.empty() ||
-      c.entries.empty())
+  if (!read_container(b, p, notes, &enough, c, kProbeEntries) || !scratch.notes.empty() || c.entries.empty())
     return std::nullopt;
   for (const auto& e : c.entries)
     if (e.kind == EntryKind::unknown) return std::nullopt;
@@ -267,7 +263,8 @@ FatbinParse parse_fatbin(Bytes b, uint64_t base, size_t max_notes, const Enough*
                                                header_size, more, p - first));
       continue;
     }
-    FatbinContainer c = read_container(b, p, notes, enough);
+    FatbinContainer c;
+    read_container(b, p, notes, enough, c);
     bool stop = first_enough && c.answered;
     p += c.size;  // > 0: the header is at least 16 bytes
     if (!c.entries.empty()) out.containers.push_back(std::move(c));

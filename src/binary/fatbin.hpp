@@ -101,6 +101,11 @@ using Reached = std::function<void(uint64_t offset)>;
 FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMaxParseNotes,
                          const Enough* enough = nullptr, bool first_enough = false, const Reached* reached = nullptr);
 
+// The headers the walk reads of the container at `p`: its own, then its entries' until one is
+// malformed, `enough` holds or `max_entries` were read; counted (0: no container starts at `p`).
+// binary/prefetch reads them ahead through this, so the read-ahead reads what the walk will.
+uint64_t read_container_headers(Bytes bytes, uint64_t p, const Enough* enough, size_t max_entries);
+
 // A library's own kernel table is sorted by nothing the format promises, but in practice by
 // architecture in long runs (cuFFT's 265 MiB .ldata: 393 sm_90 containers in a row at 162 MiB).
 // check needs one container that serves the GPUs, so before walking a large table from its start
@@ -110,11 +115,6 @@ FatbinParse parse_fatbin(Bytes bytes, uint64_t base = 0, size_t max_notes = kMax
 // `enough` holds; the caller parses the table from there. `base` as for parse_fatbin.
 std::optional<uint64_t> probe_fatbin(Bytes bytes, uint64_t base, const std::vector<uint64_t>& points, uint64_t window,
                                      const Enough& enough);
-// The headers the walk reads of the container at `p`: its own, then its entries' until one is
-// malformed, `enough` holds or `max_entries` were read; counted (0: no container starts at `p`).
-// binary/prefetch reads them ahead through this, so the read-ahead reads what the walk will.
-uint64_t read_container_headers(Bytes bytes, uint64_t p, const Enough* enough, size_t max_entries);
-
 // Where to probe a table of `size` bytes: at most `count` points, evenly spaced.
 std::vector<uint64_t> probe_points(uint64_t size, size_t count);
 
