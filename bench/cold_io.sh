@@ -4,7 +4,7 @@
 # Writes under $OUT:
 #   disk.txt    the block device under site-packages: queue settings; random 4 KiB reads per second
 #               and their latency at queue depths 1..256 with a cold cache (Python threads, pread,
-#               POSIX_FADV_RANDOM), and 128 KiB reads for the bandwidth
+#               POSIX_FADV_RANDOM), and 128 KiB and 1 MiB reads for the bandwidth
 #   pages.txt   (after the checks, warm) bench/fatbin_reads.py: the distinct pages every fatbin header of the Python
 #               environments lies on (what a full scan must read), and with each container's walk
 #               stopped at the first sm_90 SASS
@@ -64,6 +64,8 @@ for qd, n in ((1, 300), (4, 800), (16, 2000), (64, 4000), (256, 8000)):
     run(qd, n, 4096, qd)
 for qd, n in ((1, 100), (16, 800), (64, 1600)):
     run(qd, n, 131072, 1000 + qd)
+for qd, n in ((16, 400), (64, 800)):  # the size of a kernel table's read-ahead requests
+    run(qd, n, 1 << 20, 2000 + qd)
 PY
 } >"$out/disk.txt" 2>&1
 

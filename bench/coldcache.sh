@@ -2,6 +2,7 @@
 # Issue 19: the first run on a fresh box. Times `check` and `scan DIRS` with a cold page cache
 # against the warm runs and against `python -m torch.utils.collect_env` cold, and compares the
 # cold scan's results with the warm scan's (arch sets and verdicts per file, bench/scan_same.py).
+# The disk's own speed is measured before and after (bench/disk_speed.py), beside the timings.
 #   OUT=dir bash bench/coldcache.sh BINARY [SCAN_DIR…]   (default dirs: /opt /usr/local/cuda-13.0)
 # Cold: `sync; echo 3 > /proc/sys/vm/drop_caches` (root). Where that is refused, it says so and
 # evicts the files it knows of instead (vmtouch -e, else posix_fadvise(DONTNEED) from Python):
@@ -59,10 +60,19 @@ timed() {
   printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END {printf "median %.3f s (min %.3f, max %.3f, n=%d)", a[int((NR+1)/2)], a[1], a[NR], NR}'
 }
 
+# The disk's speed at this moment, before and after the timed runs (bench/disk_speed.py: 4 KiB
+# reads and 128 KiB reads, 64 in flight, cold): the device's disk is not one speed.
+probe=$(find "${dirs[@]}" -xdev -type f -size +100M 2>/dev/null | head -1)
+disk() {
+  [ -n "$probe" ] || { echo "no file over 100 MB to probe"; return; }
+  "$py" "$here/disk_speed.py" "$probe" 4096:64:4000 131072:64:1600 2>&1 | sed 's/  */ /g' | paste -sd';'
+}
+log "disk before: $(disk)"
 log "check warm:  $(timed warm "$doctor" check)"
 log "check cold:  $(timed cold "$doctor" check)"
 log "scan warm:   $(timed warm "$doctor" scan "${dirs[@]}")"
 log "scan cold:   $(timed cold "$doctor" scan "${dirs[@]}")"
+log "disk after:  $(disk)"
 if [ -z "${NO_COLLECT_ENV:-}" ] && "$py" -c 'import torch' 2>/dev/null; then
   runs=3 log "collect_env cold: $(runs=3 timed cold "$py" -m torch.utils.collect_env)"
   log "collect_env warm: $(runs=3 timed warm "$py" -m torch.utils.collect_env)"
