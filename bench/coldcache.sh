@@ -65,7 +65,7 @@ timed() {
 probe=$(find "${dirs[@]}" -xdev -type f -size +100M 2>/dev/null | head -1)
 disk() {
   [ -n "$probe" ] || { echo "no file over 100 MB to probe"; return; }
-  "$py" "$here/disk_speed.py" "$probe" 4096:64:4000 131072:64:1600 2>&1 | sed 's/  */ /g' | paste -sd';'
+  "$py" "$here/disk_speed.py" "$probe" 4096:64:4000 131072:64:1600 2>&1 | sed 's/^ *//; s/  */ /g' | paste -sd';'
 }
 log "disk before: $(disk)"
 log "check warm:  $(timed warm "$doctor" check)"
