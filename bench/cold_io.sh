@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Issue 19: what a cold `check` asks of the disk, and what the disk can give (device machine, root).
-#   OUT=dir bash bench/cold_io.sh BINARY [BINARY…]
+#   OUT=dir bash bench/cold_io.sh BINARY [BINARY…]     (DISK_ONLY=1: disk.txt alone)
 # Writes under $OUT:
 #   disk.txt    the block device under site-packages: queue settings; random 4 KiB reads per second
-#               and their latency at queue depths 1..256 with a cold cache (Python threads, pread,
-#               POSIX_FADV_RANDOM), and 128 KiB and 1 MiB reads for the bandwidth
+#               and their latency at queue depths 1..256 with a cold cache, and 128 KiB and 1 MiB reads
+#               for the bandwidth (bench/disk_speed.py)
 #   pages.txt   (after the checks, warm) bench/fatbin_reads.py: the distinct pages every fatbin header of the Python
 #               environments lies on (what a full scan must read), and with each container's walk
 #               stopped at the first sm_90 SASS
@@ -29,45 +29,9 @@ blk=$base; [ -e "/sys/block/$blk" ] || blk=$(basename "$(readlink -f "/sys/class
   echo "site-packages: $sites"; echo "file: $big on $dev (block device $blk)"
   for f in read_ahead_kb nr_requests rotational scheduler max_sectors_kb logical_block_size; do
     echo "$f: $(cat /sys/block/$blk/queue/$f 2>/dev/null)"; done
-  "$py" - "$big" <<'PY'
-import os, random, sys, threading, time
-path = sys.argv[1]
-size = os.path.getsize(path)
-def cold():
-    os.system("sync; echo 3 > /proc/sys/vm/drop_caches")
-def run(qd, n, block, seed):
-    cold()
-    fd = os.open(path, os.O_RDONLY)
-    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
-    rnd = random.Random(seed)
-    offs = [rnd.randrange(0, size - block) // 4096 * 4096 for _ in range(n)]
-    lat, lock, it = [], threading.Lock(), iter(offs)
-    def worker():
-        while True:
-            with lock:
-                o = next(it, None)
-            if o is None:
-                return
-            t = time.perf_counter(); os.pread(fd, block, o); d = time.perf_counter() - t
-            with lock:
-                lat.append(d)
-    t0 = time.perf_counter()
-    ts = [threading.Thread(target=worker) for _ in range(qd)]
-    for t in ts: t.start()
-    for t in ts: t.join()
-    wall = time.perf_counter() - t0
-    os.close(fd)
-    lat.sort()
-    print(f"{block >> 10:4} KiB reads, {qd:3} in flight: {n / wall:8.0f} reads/s  {n * block / wall / 2**20:7.1f} MiB/s"
-          f"  latency median {lat[len(lat) // 2] * 1e3:.2f} ms, p90 {lat[len(lat) * 9 // 10] * 1e3:.2f} ms")
-for qd, n in ((1, 300), (4, 800), (16, 2000), (64, 4000), (256, 8000)):
-    run(qd, n, 4096, qd)
-for qd, n in ((1, 100), (16, 800), (64, 1600)):
-    run(qd, n, 131072, 1000 + qd)
-for qd, n in ((16, 400), (64, 800)):  # the size of a kernel table's read-ahead requests
-    run(qd, n, 1 << 20, 2000 + qd)
-PY
+  "$py" "$here/disk_speed.py" "$big"
 } >"$out/disk.txt" 2>&1
+[ -n "${DISK_ONLY:-}" ] && exit 0  # DISK_ONLY=1: the disk part alone
 
 
 stat_of() { awk '{print $1, $2, $3, $4, $11}' "/sys/block/$blk/stat"; }  # reads, merged, sectors, ms reading, in-flight ms

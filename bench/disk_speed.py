@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """bench/disk_speed.py FILE [BLOCK:QD:N …] — what the disk under FILE serves right now (issue 19).
 
-Per spec: N reads of BLOCK bytes at random BLOCK-aligned offsets of FILE, QD of them in flight
-(Python threads, pread, POSIX_FADV_RANDOM), from a cold cache: `drop_caches` where allowed
+Per spec: N reads of BLOCK bytes at distinct random BLOCK-aligned offsets of FILE (fewer where FILE
+has fewer blocks), QD of them in flight (Python threads, pread, POSIX_FADV_RANDOM), from a cold cache: `drop_caches` where allowed
 (root), else FILE's pages evicted with POSIX_FADV_DONTNEED. Prints reads/s, MiB/s and latency.
 The device machine's disk is not one speed: the same host kind served 65k or 51k 4 KiB reads/s
 and 1.5 or 0.77 GiB/s five minutes apart, so cold timings are reported beside this.
@@ -38,8 +38,9 @@ def run(path, block, qd, n, seed):
     cold(path)
     fd = os.open(path, os.O_RDONLY)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
-    rnd = random.Random(seed)
-    offs = iter([rnd.randrange(0, size - block) // block * block for _ in range(n)])
+    # Distinct blocks (no read may hit a page an earlier one brought in): at most the file's count.
+    n = min(n, size // block)
+    offs = iter([b * block for b in random.Random(seed).sample(range(size // block), n)])
     lat, lock = [], threading.Lock()
 
     def worker():
