@@ -2,8 +2,8 @@
 """bench/disk_speed.py FILE [BLOCK:QD:N …] — what the disk under FILE serves right now (issue 19).
 
 Per spec: N reads of BLOCK bytes at distinct random BLOCK-aligned offsets of FILE (fewer where FILE
-has fewer blocks), QD of them in flight (Python threads, pread, POSIX_FADV_RANDOM), from a cold cache: `drop_caches` where allowed
-(root), else FILE's pages evicted with POSIX_FADV_DONTNEED. Prints reads/s, MiB/s and latency.
+has fewer blocks), QD of them in flight (Python threads, pread, POSIX_FADV_RANDOM), from a cold
+cache: `drop_caches` where allowed (root), else FILE's pages evicted with POSIX_FADV_DONTNEED. Prints reads/s, MiB/s and latency.
 The device machine's disk is not one speed: the same host kind served 65k or 51k 4 KiB reads/s
 and 1.5 or 0.77 GiB/s five minutes apart, so cold timings are reported beside this.
 Default specs: 4 KiB at QD 1/4/16/64/256, 128 KiB at QD 1/16/64, 1 MiB at QD 16/64.
