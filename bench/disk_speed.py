@@ -72,6 +72,8 @@ def main():
     if len(sys.argv) < 2:
         sys.exit("usage: disk_speed.py FILE [BLOCK:QD:N …]")
     path = sys.argv[1]
+    if not os.path.isfile(path):
+        sys.exit(f"disk_speed.py: {path}: not a regular file")
     for i, spec in enumerate(sys.argv[2:] or DEFAULT):
         block, qd, n = (int(x) for x in spec.split(":"))
         print(run(path, block, qd, n, i), flush=True)
