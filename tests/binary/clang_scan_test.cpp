@@ -3,12 +3,6 @@
 // found (whole-program and relocatable device code), no fatbin is in a COMDAT group (the walk
 // skips grouped sections: may_hold_fatbin), .nvFatBinSegment registers every container (the
 // read-ahead's source), and the images and kernel names are what clang was asked for.
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <unistd.h>
-
-#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +13,7 @@
 #include "binary/mapped_file.hpp"
 #include "binary/prefetch.hpp"
 #include "binary/scan.hpp"
+#include "elf_list.hpp"
 
 namespace cd {
 namespace {
@@ -29,36 +24,6 @@ std::set<std::string> names(const BinaryScan& s) {
   std::set<std::string> out;
   for (const auto& i : s.images) out.insert(i.name());
   return out;
-}
-
-struct Section {
-  std::string name;
-  GElf_Shdr sh;
-};
-
-// The sections of an ELF file, through libelf (not the scanner's own listing).
-std::vector<Section> sections_of(const std::string& path) {
-  std::vector<Section> out;
-  elf_version(EV_CURRENT);
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  Elf* e = elf_begin(fd, ELF_C_READ, nullptr);
-  size_t strndx = 0;
-  if (e && elf_getshdrstrndx(e, &strndx) == 0)
-    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(e, scn));) {
-      GElf_Shdr sh;
-      const char* n = gelf_getshdr(scn, &sh) ? elf_strptr(e, strndx, sh.sh_name) : nullptr;
-      if (n) out.push_back({n, sh});
-    }
-  if (e) elf_end(e);
-  close(fd);
-  return out;
-}
-
-const GElf_Shdr* find(const std::vector<Section>& all, std::string_view name) {
-  for (const auto& s : all)
-    if (s.name == name) return &s.sh;
-  return nullptr;
 }
 
 TEST(ClangScan, EveryBinaryHasTheImagesClangWasAskedFor) {
@@ -82,8 +47,8 @@ TEST(ClangScan, EveryBinaryHasTheImagesClangWasAskedFor) {
 TEST(ClangScan, FatbinsSitOutsideComdatGroupsWhereHostStubsSitInThem) {
   for (auto [file, section] : {std::pair{"k.o", ".nv_fatbin"}, std::pair{"krdc.o", "__nv_relfatbin"}}) {
     SCOPED_TRACE(file);
-    auto all = sections_of(kDir + file);
-    const GElf_Shdr* fatbin = find(all, section);
+    auto all = fx::elf_sections_of(kDir + file);
+    const GElf_Shdr* fatbin = fx::find_section(all, section);
     ASSERT_NE(fatbin, nullptr);
     EXPECT_TRUE(bin::may_hold_fatbin(fatbin->sh_type, fatbin->sh_flags));
     // The template kernel's host stub is in a group: the fixture has groups for the rule to skip.
@@ -95,9 +60,9 @@ TEST(ClangScan, FatbinsSitOutsideComdatGroupsWhereHostStubsSitInThem) {
 
 TEST(ClangScan, NvFatBinSegmentRegistersEveryContainerOfTheLibrary) {
   std::string path = kDir + "libk2.so";
-  auto all = sections_of(path);
-  const GElf_Shdr* fatbin = find(all, ".nv_fatbin");
-  const GElf_Shdr* segment = find(all, ".nvFatBinSegment");
+  auto all = fx::elf_sections_of(path);
+  const GElf_Shdr* fatbin = fx::find_section(all, ".nv_fatbin");
+  const GElf_Shdr* segment = fx::find_section(all, ".nvFatBinSegment");
   ASSERT_TRUE(fatbin && segment);
   bin::MappedFile file(path);
   ASSERT_TRUE(file.ok());

@@ -21,6 +21,7 @@
 #include "binary/fatbin.hpp"
 #include "binary/file_scan.hpp"
 #include "binary/mapped_file.hpp"
+#include "elf_list.hpp"
 #include "nvcc_fixtures.hpp"
 #include "page_cache.hpp"
 
@@ -38,23 +39,13 @@ struct Sections {
 // The two sections, found with libelf independently of the scanner.
 Sections sections_of(const std::string& path) {
   Sections out;
-  elf_version(EV_CURRENT);
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  Elf* e = elf_begin(fd, ELF_C_READ, nullptr);
-  size_t strndx = 0;
-  bool f = false, s = false;
-  if (e && elf_getshdrstrndx(e, &strndx) == 0)
-    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(e, scn));) {
-      GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh)) continue;
-      const char* n = elf_strptr(e, strndx, sh.sh_name);
-      if (n && std::strcmp(n, ".nv_fatbin") == 0) out.fatbin = sh, f = true;
-      if (n && std::strcmp(n, ".nvFatBinSegment") == 0) out.segment = sh, s = true;
-      if (sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC)) out.relas.push_back(sh);
-    }
-  if (e) elf_end(e);
-  close(fd);
+  auto all = fx::elf_sections_of(path);
+  const GElf_Shdr* f = fx::find_section(all, ".nv_fatbin");
+  const GElf_Shdr* s = fx::find_section(all, ".nvFatBinSegment");
+  if (f) out.fatbin = *f;
+  if (s) out.segment = *s;
+  for (const auto& sec : all)
+    if (sec.sh.sh_type == SHT_RELA && (sec.sh.sh_flags & SHF_ALLOC)) out.relas.push_back(sec.sh);
   out.ok = f && s;
   return out;
 }
