@@ -23,8 +23,16 @@ struct DriverPackage {
 };
 DriverPackage driver_package(const Kb& kb, int branch, const std::vector<int>& sms, const std::string& stem = "nvidia-driver");
 std::vector<int> gpu_sms(const std::vector<MachineGpu>& gpus);
-// "sudo apt install PKG && sudo reboot" (with the reason for a proprietary package as a comment).
-std::string driver_install_command(const DriverPackage& p, const std::string& comment = "");
+
+DistroModel derive_distro(const Facts& f, const Kb& kb);          // derive/distro.cpp
+// The row whose commands apply to the driver's host: d.row where known, nullptr for an unlisted
+// distribution, else (a container, a described machine) the default row.
+const DriverInstallKb* install_row(const Kb& kb, const DistroModel& d);
+// The commands that install driver package `p`'s branch on distribution `d` (install_row's;
+// NVIDIA's guide for an unlisted one): the repository's setup lines, then
+// "INSTALL && sudo reboot   # comment; the package's note" (derive/distro.cpp).
+std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel& d, const std::string& arch, int branch,
+                                                 const DriverPackage& p, const std::string& comment = "");
 
 std::vector<MachineGpu> derive_gpus(const DriverFacts& d);       // derive/gpus.cpp
 // One target per distinct architecture, in the GPUs' order.

@@ -69,10 +69,4 @@ std::vector<int> gpu_sms(const std::vector<MachineGpu>& gpus) {
   return out;
 }
 
-std::string driver_install_command(const DriverPackage& p, const std::string& comment) {
-  std::string c = comment;
-  if (!p.note.empty()) c = c.empty() ? p.note : c + "; " + p.note;
-  return fmt::format("sudo apt install {} && sudo reboot{}", p.name, c.empty() ? "" : "   # " + c);
-}
-
 }  // namespace cd

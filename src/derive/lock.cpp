@@ -226,7 +226,9 @@ void diff_driver(const LockDoc& l, const Model& m, const Kb& kb, LockDiff& d) {
     int branch = branch_for_cuda(drivers_kb(kb), *cuda);
     if (!branch) branch = drivers_kb(kb).default_branch;
     r.note = m.driver.found ? "this driver is too old for the locked torch's CUDA" : "no NVIDIA driver here";
-    r.commands.push_back(driver_install_command(driver_package(kb, branch, gpu_sms(m.gpus)), "Ubuntu/Debian; the host's driver in a container"));
+    for (auto& c : driver_install_commands(kb, m.distro, m.facts.host.arch, branch, driver_package(kb, branch, gpu_sms(m.gpus)),
+                                           m.facts.platform.container.empty() ? "" : "on the host: a container uses the host's driver"))
+      r.commands.push_back(std::move(c));
   }
   d.rows.push_back(std::move(r));
 }

@@ -16,6 +16,7 @@ Model derive(const Facts& facts, const Kb& kb) {
   m.driver_target = driver_target(m.driver);
   m.verdicts = judge_all(facts.binaries, m.targets, m.driver_target, arch_rules(kb));
   m.platform = derive_platform(facts);
+  m.distro = derive_distro(facts, kb);
   for (const auto& env : facts.pythons) m.envs.push_back(derive_env(facts, env, m.platform, kb));
   m.measurements = derive_measurements(facts.verify);
   m.processes = derive_processes(facts, m.gpus);

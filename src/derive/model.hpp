@@ -11,6 +11,7 @@
 #include "binary/verdict.hpp"
 #include "facts/facts.hpp"
 #include "kb/kb.hpp"
+#include "derive/distro.hpp"
 #include "util/version.hpp"
 
 namespace cd {
@@ -189,6 +190,7 @@ struct Model {
   DriverTarget driver_target;       // the driver's limits for the verdicts
   std::vector<std::vector<GpuVerdict>> verdicts;  // [binary of facts.binaries][target]
   PlatformModel platform;
+  DistroModel distro;
   std::vector<EnvModel> envs;       // one per facts.pythons, same order
   std::vector<MeasurementModel> measurements;  // one per facts.verify.measurements, same order
   std::vector<GpuProcessModel> processes;  // one per facts.driver.processes, same order

@@ -293,7 +293,10 @@ std::vector<std::string> install_driver_commands(const Ctx& c, int branch) {
   if (c.rq.container) cmds.push_back("# on the host: a container uses the host's driver");
   std::vector<int> sms;
   for (const auto& g : c.rq.gpus) sms.push_back(g.sm);
-  cmds.push_back(driver_install_command(driver_package(c.kb, branch, sms), "Ubuntu/Debian; or: sudo ubuntu-drivers install"));
+  const DriverInstallKb* r = install_row(c.kb, c.rq.distro);
+  std::string comment = r && !r->recommend.empty() ? "or: " + r->recommend : "";
+  for (auto& x : driver_install_commands(c.kb, c.rq.distro, c.rq.host_arch, branch, driver_package(c.kb, branch, sms), comment))
+    cmds.push_back(std::move(x));
   cmds.push_back("nvidia-smi   # must list the GPUs afterwards");
   return cmds;
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "binary/verdict.hpp"
+#include "derive/distro.hpp"
 #include "kb/kb.hpp"
 #include "util/version.hpp"
 
@@ -45,6 +46,7 @@ struct PlanRequest {
   std::string os = "linux";             // linux | wsl | windows
   std::string host_arch = "x86_64";     // x86_64 | aarch64
   bool container = false;               // the driver belongs to the host
+  DistroModel distro;                   // the machine's distribution (driver commands); unknown without one
   std::string python;                   // "3.12"; "" = any
   std::string python_source;            // "--python", "the default environment", ""
   std::string torch_pin;                // "2.5" or "2.5.1"; "" = the newest that works

@@ -98,6 +98,7 @@ PlanRequest plan_request(const PlanFlags& f, const Model* machine, const Kb& kb)
     rq.os = facts.platform.wsl ? "wsl" : "linux";
     if (!facts.host.arch.empty()) rq.host_arch = facts.host.arch == "arm64" ? "aarch64" : facts.host.arch;
     rq.container = !facts.platform.container.empty();
+    rq.distro = machine->distro;
   }
   if (!f.os.empty()) rq.os = one_of("--os", f.os, {"linux", "wsl", "windows"});
   if (!f.arch.empty()) rq.host_arch = one_of("--arch", f.arch, {"x86_64", "aarch64"});

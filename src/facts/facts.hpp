@@ -22,11 +22,15 @@ inline constexpr const char* kFactsSchema = "cuda-doctor/facts/v1";
 struct HostFacts {
   std::string hostname;
   std::string os;       // PRETTY_NAME of /etc/os-release
+  std::string os_id;        // its ID ("debian"); empty in snapshots older than the field
+  std::string os_like;      // its ID_LIKE ("rhel centos fedora")
+  std::string os_version;   // its VERSION_ID ("12", "24.04")
+  std::string os_codename;  // its VERSION_CODENAME ("bookworm")
   std::string kernel;   // uname -r
   std::string arch;     // x86_64 / aarch64
   std::string glibc;
 };
-CD_JSON(HostFacts, hostname, os, kernel, arch, glibc)
+CD_JSON(HostFacts, hostname, os, os_id, os_like, os_version, os_codename, kernel, arch, glibc)
 
 // A probe's failure or caveat, recorded as data ("nvml: timed out after 10 s").
 struct ProbeNote {

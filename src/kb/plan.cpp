@@ -38,6 +38,24 @@ PlanKb build(const Kb& kb) {
                     Version::parse(row_str(*r, "windows_min")).value_or(Version{}), row_str(*r, "source")});
   if (const toml::table* s = t["overrides"].as_table())
     p.override_uv = row_str(*s, "uv"), p.override_conda = row_str(*s, "conda"), p.override_source = row_str(*s, "source");
+  for (const toml::table* r : kb_rows(kb, "plan", "driver_install")) {
+    DriverInstallKb d;
+    d.family = row_str(*r, "family"), d.ids = row_strs(*r, "ids"), d.names = row_strs(*r, "names"), d.pm = row_str(*r, "pm");
+    d.is_default = (*r)["default"].value_or(false), d.recommend = row_str(*r, "recommend"), d.setup = row_strs(*r, "setup");
+    d.open = row_str(*r, "open"), d.proprietary = row_str(*r, "proprietary"), d.user_libs = row_str(*r, "user_libs");
+    d.dkms_reinstall = row_str(*r, "dkms_reinstall"), d.source = row_str(*r, "source");
+    d.archive_install = row_str(*r, "archive_install"), d.archive_note = row_str(*r, "archive_note");
+    d.archive_source = row_str(*r, "archive_source");
+    if (const toml::array* m = (*r)["majors"].as_array())
+      for (const auto& v : *m)
+        if (auto n = v.value<int64_t>()) d.majors.push_back(static_cast<int>(*n));
+    if (const toml::table* a = (*r)["archive"].as_table())
+      for (const auto& [k, v] : *a)
+        if (auto b = v.value<int64_t>()) d.archive[std::string(k.str())] = static_cast<int>(*b);
+    p.driver_install.push_back(std::move(d));
+  }
+  if (const toml::table* s = t["driver_install_other"].as_table())
+    p.driver_install_other = row_str(*s, "text"), p.driver_install_other_source = row_str(*s, "source");
   p.wsl = note(t, "wsl");
   p.jetson = note(t, "jetson");
   p.windows = note(t, "windows");

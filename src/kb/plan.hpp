@@ -2,6 +2,7 @@
 // data/plan.toml: what `plan` needs beyond the version tables — which driver package fits
 // which GPU, how conda and pixi get a PyTorch build, and the platforms (WSL2, Windows,
 // Jetson) whose driver or wheels come from elsewhere. Each part keeps its source.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,24 @@ struct UvBackend {
   std::string source;
 };
 
+// How one Linux distribution installs an NVIDIA driver branch ([[driver_install]]).
+struct DriverInstallKb {
+  std::string family;               // "Debian"
+  std::vector<std::string> ids;     // os-release ID / ID_LIKE words it answers to
+  std::vector<std::string> names;   // lowercase parts of PRETTY_NAME (snapshots without ID)
+  std::string pm;                   // "apt", "dnf", "zypper"
+  std::vector<int> majors;          // the releases its commands hold for; empty: all
+  bool is_default = false;          // stands for an unknown host
+  std::string recommend;            // the distribution's own picker ("sudo ubuntu-drivers install")
+  std::vector<std::string> setup;   // the repository the packages come from; {major} {repo_arch}
+  std::string open, proprietary;    // {branch}; "" when not recorded
+  std::string user_libs;            // the packages of libcuda and NVML; {branch}
+  std::string dkms_reinstall;       // the command that rebuilds the module through DKMS
+  std::string source;
+  std::string archive_install, archive_note, archive_source;  // the distribution's own driver
+  std::map<std::string, int> archive;  // VERSION_CODENAME -> the branch its archive carries
+};
+
 struct PlanKb {
   int open_module_min_sm = 75;  // nvidia-driver-NNN-open drives this compute capability and newer
   std::string open_module_source;
@@ -40,6 +59,8 @@ struct PlanKb {
   std::string max_jobs_source;
   std::vector<UvBackend> uv;
   std::string override_uv, override_conda, override_source;  // {variant} {driver} {cuda}
+  std::vector<DriverInstallKb> driver_install;
+  std::string driver_install_other, driver_install_other_source;  // {branch} {module}
 };
 
 const PlanKb& plan_kb(const Kb& kb);

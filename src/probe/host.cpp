@@ -47,16 +47,20 @@ bool is_relevant_variable(std::string_view name) {
   return false;
 }
 
-std::string os_pretty_name(const Root& root) {
+// /etc/os-release is KEY=value lines, values optionally quoted (os-release(5)).
+void read_os_release(const Root& root, HostFacts& h) {
   auto text = root.read("/etc/os-release");
-  if (!text) return {};
+  if (!text) return;
+  const std::pair<const char*, std::string*> keys[] = {
+      {"PRETTY_NAME", &h.os}, {"ID", &h.os_id}, {"ID_LIKE", &h.os_like}, {"VERSION_ID", &h.os_version}, {"VERSION_CODENAME", &h.os_codename}};
   for (const auto& line : split(*text, '\n')) {
-    if (line.rfind("PRETTY_NAME=", 0) != 0) continue;
-    std::string v = line.substr(12);
-    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'')) v = v.substr(1, v.size() - 2);
-    return v;
+    auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string v = line.substr(eq + 1);
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+    for (const auto& [key, field] : keys)
+      if (line.compare(0, eq, key) == 0) *field = v;
   }
-  return {};
 }
 
 }  // namespace
@@ -74,7 +78,7 @@ std::map<std::string, std::string> current_environment() {
 
 void probe_host(Facts& facts, const ProbeOptions& opts) {
   facts.root = opts.root.is_host() ? "/" : opts.root.prefix();
-  facts.host.os = os_pretty_name(opts.root);
+  read_os_release(opts.root, facts.host);
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) == 0) facts.host.hostname = name;
   struct utsname u;

@@ -46,15 +46,48 @@ DriverPackage package_for(const Model& m, const Kb& kb, const Version& cuda, con
   return driver_package(kb, driver_branch_for(drivers_kb(kb), cuda), gpu_sms(m.gpus), stem);
 }
 
+// This distribution's commands for the branch `cuda` needs (derive/distro.cpp).
+std::vector<std::string> install_commands(const Model& m, const Kb& kb, const Version& cuda, const std::string& comment = "") {
+  int branch = driver_branch_for(drivers_kb(kb), cuda);
+  return driver_install_commands(kb, m.distro, m.facts.host.arch, branch, package_for(m, kb, cuda), comment);
+}
+
+// The first line is a comment (driver_missing drops it where there is no GPU to install for).
 std::vector<std::string> install_driver_fix(const Model& m, const Kb& kb) {
-  DriverPackage p = package_for(m, kb, newest_needed_cuda(m.facts));
-  return {"# Ubuntu: let it pick the recommended driver, or name the branch",
-          "sudo ubuntu-drivers install   # or: sudo apt install " + p.name + (p.note.empty() ? "" : " (" + p.note + ")"),
-          "sudo reboot",
-          "nvidia-smi   # must list the GPUs afterwards"};
+  Version cuda = newest_needed_cuda(m.facts);
+  const DistroModel& d = m.distro;
+  const DriverInstallKb* r = install_row(kb, d);
+  if (r && !r->recommend.empty()) {  // Ubuntu, or a host nothing is known of
+    DriverPackage p = package_for(m, kb, cuda);
+    std::string install = replace_all(p.open ? r->open : r->proprietary, "{branch}",
+                                      std::to_string(driver_branch_for(drivers_kb(kb), cuda)));
+    return {"# " + r->family + ": let it pick the recommended driver, or name the branch",
+            r->recommend + "   # or: " + install + (p.note.empty() ? "" : " (" + p.note + ")"),
+            "sudo reboot",
+            "nvidia-smi   # must list the GPUs afterwards"};
+  }
+  std::vector<std::string> fix{fmt::format("# {}the NVIDIA driver R{}", d.host_known ? d.label + ": " : "",
+                                           driver_branch_for(drivers_kb(kb), cuda))};
+  for (auto& c : install_commands(m, kb, cuda)) fix.push_back(std::move(c));
+  fix.push_back("nvidia-smi   # must list the GPUs afterwards");
+  return fix;
+}
+
+// Install (or reinstall) the driver's user-space libraries of branch `branch`; where the
+// distribution's package names are not recorded, the whole driver's install commands.
+std::vector<std::string> user_libs_fix(const Model& m, const Kb& kb, const std::string& branch, bool reinstall,
+                                       const std::string& comment) {
+  const DriverInstallKb* r = install_row(kb, m.distro);
+  if (r && !r->user_libs.empty() && r->pm == "apt")
+    return {"sudo apt install " + std::string(reinstall ? "--reinstall " : "") + replace_all(r->user_libs, "{branch}", branch) +
+            "   # " + comment};
+  Version cuda = newest_needed_cuda(m.facts);
+  return install_commands(m, kb, cuda, comment);
 }
 
 std::string reinstall_dkms(const Model& m, const Kb& kb, const std::string& comment) {
+  if (m.distro.host_known && m.distro.row->recommend.empty())  // not Ubuntu: its DKMS package names differ
+    return m.distro.row->dkms_reinstall.empty() ? "sudo dkms autoinstall   # " + comment : m.distro.row->dkms_reinstall;
   DriverPackage p = package_for(m, kb, newest_needed_cuda(m.facts), "nvidia-dkms");
   return "sudo apt install --reinstall " + p.name + "   # " + comment + (p.note.empty() ? "" : "; " + p.note);
 }
@@ -116,8 +149,8 @@ void driver_missing(const Model& m, const Kb& kb, Findings& out) {
                       "the driver even though the kernel module runs.";
       std::string v = d.module_version.empty() ? std::to_string(driver_branch_for(dk, newest_needed_cuda(f)))
                                                : std::to_string(Version::parse(d.module_version).value_or(Version{}).major());
-      x.fix = {"sudo apt install libnvidia-compute-" + v + "   # the user-space libraries matching kernel module " + d.module_version,
-               "sudo ldconfig && nvidia-smi"};
+      x.fix = user_libs_fix(m, kb, v, false, "the user-space libraries matching kernel module " + d.module_version);
+      x.fix.push_back("sudo ldconfig && nvidia-smi");
     }
   } else {
     return;  // module and libraries are there; the driver was not asked (--root) or other findings say why not
@@ -127,7 +160,8 @@ void driver_missing(const Model& m, const Kb& kb, Findings& out) {
 
 // NVML answers but libcuda.so.1 cannot be loaded: nvidia-smi works, CUDA does not (typical of a
 // container given only the "utility" driver capability).
-void libcuda_unloadable(const Facts& f, Findings& out) {
+void libcuda_unloadable(const Model& m, const Kb& kb, Findings& out) {
+  const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
   if (d.nvml_status != 0 || d.cu_init_status != -1 || d.cu_init_error.empty() || !d.query_error.empty()) return;
   Finding x = new_finding("driver.missing", Severity::error, "libcuda.so.1",
@@ -144,7 +178,9 @@ void libcuda_unloadable(const Facts& f, Findings& out) {
     x.explanation = "nvidia-smi will work, but every CUDA program fails to load the driver: libcuda.so.1 is not in the "
                     "loader's path (a broken or partial driver install).";
     std::string branch = std::to_string(Version::parse(d.nvml_driver_version).value_or(Version{}).major());
-    x.fix = {"ldconfig -p | grep libcuda", "sudo apt install --reinstall libnvidia-compute-" + branch, "sudo ldconfig"};
+    x.fix = {"ldconfig -p | grep libcuda"};
+    for (auto& c : user_libs_fix(m, kb, branch, true, "the driver's user-space libraries")) x.fix.push_back(std::move(c));
+    x.fix.push_back("sudo ldconfig");
   }
   out.push_back(std::move(x));
 }
@@ -407,7 +443,7 @@ std::vector<std::string> too_old_fix(const Model& m, const Kb& kb, const Need& n
   bool container = !f.platform.container.empty();
   fix.push_back(fmt::format("# either upgrade the driver to >= {} (CUDA {}){}", min, n.cuda.major_minor(),
                             container ? " on the host" : ""));
-  fix.push_back(driver_install_command(package_for(m, kb, n.cuda)));
+  for (auto& c : install_commands(m, kb, n.cuda)) fix.push_back(std::move(c));
   if (n.framework && n.python) {
     std::string base = n.python->torch.version.substr(0, n.python->torch.version.find('+'));
     TorchPick pick = torch_variant_for(kb, n.python->torch.version, s.cuda);
@@ -497,7 +533,7 @@ Findings driver_rules(const Model& m, const Kb& kb) {
   const Facts& f = m.facts;
   Findings out;
   driver_missing(m, kb, out);
-  libcuda_unloadable(f, out);
+  libcuda_unloadable(m, kb, out);
   nvidia_uvm_missing(m, out);
   gpu_without_driver(m, kb, out);
   library_mismatch(m, out);

@@ -20,13 +20,6 @@ std::string branch_of(const PlatformModel& p, const Facts& f) {
   return v && v->major() >= 100 ? std::to_string(v->major()) : std::string("580");
 }
 
-bool rpm_family(const Facts& f) {
-  std::string os = to_lower(f.host.os);
-  for (const char* n : {"red hat", "rocky", "alma", "centos", "fedora", "oracle", "amazon"})
-    if (contains(os, n)) return true;
-  return false;
-}
-
 void library_evidence(const Facts& f, Finding& x) {
   for (const auto& l : f.driver.libraries)
     if (l.kind == "libcuda" && !l.stub && !l.compat && !l.version.empty()) x.evidence.push_back({"installed " + l.kind + " " + l.version, l.path});
@@ -50,15 +43,15 @@ std::vector<std::string> build_fix(const Model& m, const Kb& kb, const std::stri
   const PlatformModel& p = m.platform;
   const DriverInstallFacts& di = f.platform.driver_install;
   std::vector<std::string> fix;
-  fix.push_back(rpm_family(f) ? fmt::format("sudo dnf install kernel-devel-{0} kernel-headers-{0}   # DKMS builds against the kernel's headers", kernel)
-                              : fmt::format("sudo apt install linux-headers-{}   # DKMS builds against the kernel's headers", kernel));
+  bool dnf = m.distro.pm() == "dnf";
+  const DriverInstallKb* row = install_row(kb, m.distro);
+  fix.push_back(dnf ? fmt::format("sudo dnf install kernel-devel-{0} kernel-headers-{0}   # DKMS builds against the kernel's headers", kernel)
+                    : fmt::format("sudo apt install linux-headers-{}   # DKMS builds against the kernel's headers", kernel));
   if (!di.dkms.empty()) {
-    const DkmsModule& m = di.dkms.back();
-    fix.push_back(fmt::format("sudo dkms install {}/{} -k {}", m.name, m.version, kernel));
-  } else if (rpm_family(f)) {
-    fix.push_back("sudo dnf reinstall kmod-nvidia-latest-dkms   # or the driver's kmod/akmod package");
-  } else if (contains(to_lower(f.host.os), "debian")) {
-    fix.push_back("sudo apt install nvidia-kernel-dkms   # Debian's module package (nvidia-open-kernel-dkms for the open one)");
+    const DkmsModule& mod = di.dkms.back();
+    fix.push_back(fmt::format("sudo dkms install {}/{} -k {}", mod.name, mod.version, kernel));
+  } else if (row && !row->dkms_reinstall.empty()) {
+    fix.push_back(row->dkms_reinstall);
   } else {
     DriverPackage dkms = driver_package(kb, std::stoi(branch_of(p, f)), gpu_sms(m.gpus), "nvidia-dkms");
     fix.push_back(fmt::format("sudo apt install --reinstall {}   # Ubuntu also ships prebuilt signed modules: linux-modules-nvidia-{}-{}{}",
@@ -120,8 +113,8 @@ void secure_boot_unsigned(const Model& m, Findings& out) {
   out.push_back(std::move(x));
 }
 
-std::vector<std::string> blacklist_fix(const Facts& f) {
-  if (rpm_family(f))
+std::vector<std::string> blacklist_fix(const Model& m) {
+  if (m.distro.pm() == "dnf")
     return {"printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
             "sudo grubby --update-kernel=ALL --args='rd.driver.blacklist=nouveau modprobe.blacklist=nouveau'",
             "sudo dracut --force && sudo reboot"};
@@ -146,7 +139,7 @@ void nouveau(const Model& m, Findings& out) {
   library_evidence(f, x);
   x.explanation = "The open-source nouveau driver takes the GPU at boot, so the NVIDIA module cannot bind to it; "
                   "nouveau must be blacklisted (and the initramfs rebuilt, since it loads there).";
-  x.fix = blacklist_fix(f);
+  x.fix = blacklist_fix(m);
   x.fix.push_back("lsmod | grep -E '^(nouveau|nvidia) '   # after the reboot: nvidia, not nouveau");
   out.push_back(std::move(x));
 }

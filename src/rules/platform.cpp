@@ -126,9 +126,10 @@ void driver_below_image(const Model& m, const Kb& kb, Findings& out) {
                   "alternatives (forward compatibility) matches this host, so CUDA in it fails with error 35 or 803/804.";
   int branch = need.empty() ? 0 : branch_for_cuda(dk, need);
   if (!branch) branch = dk.default_branch;
-  x.fix = {fmt::format("# on the host: upgrade the driver (CUDA {} needs R{} or newer)", need.major_minor(), branch),
-           driver_install_command(driver_package(kb, branch, gpu_sms(m.gpus))),
-           fmt::format("# or use an image built for CUDA <= {} (e.g. a nvidia/cuda:{}.x tag)", s.cuda.major_minor(), s.cuda.major_minor())};
+  x.fix = {fmt::format("# on the host: upgrade the driver (CUDA {} needs R{} or newer)", need.major_minor(), branch)};
+  for (auto& c : driver_install_commands(kb, m.distro, f.host.arch, branch, driver_package(kb, branch, gpu_sms(m.gpus))))
+    x.fix.push_back(std::move(c));
+  x.fix.push_back(fmt::format("# or use an image built for CUDA <= {} (e.g. a nvidia/cuda:{}.x tag)", s.cuda.major_minor(), s.cuda.major_minor()));
   out.push_back(std::move(x));
 }
 

@@ -39,8 +39,12 @@ TEST(DriverPackage, OpenModulesOnlyFromR515AndForTuringAndNewer) {
   EXPECT_EQ(driver_package(kb, 535, {86}, "nvidia-dkms").name, "nvidia-dkms-535-open");
   EXPECT_EQ(driver_package(kb, 418, {}, "nvidia-dkms").name, "nvidia-dkms-418");
 
-  EXPECT_EQ(driver_install_command(volta_440), "sudo apt install nvidia-driver-440 && sudo reboot   # " + volta_440.note);
-  EXPECT_EQ(driver_install_command(hopper, "Ubuntu/Debian"), "sudo apt install nvidia-driver-580-open && sudo reboot   # Ubuntu/Debian");
+  // A host nothing is known of gets the default row's (Ubuntu's) command, saying whose it is.
+  DistroModel unknown;
+  EXPECT_EQ(driver_install_commands(kb, unknown, "x86_64", 440, volta_440),
+            std::vector<std::string>{"sudo apt install nvidia-driver-440 && sudo reboot   # Ubuntu; " + volta_440.note});
+  EXPECT_EQ(driver_install_commands(kb, unknown, "x86_64", 580, hopper, "on the host"),
+            std::vector<std::string>{"sudo apt install nvidia-driver-580-open && sudo reboot   # Ubuntu; on the host"});
 }
 
 }  // namespace

@@ -1,0 +1,127 @@
+// Which Linux distribution this is, and how it installs an NVIDIA driver branch.
+//
+// /etc/os-release's ID picks a data/plan.toml [[driver_install]] row; failing that, the first
+// word of ID_LIKE some row answers to (Rocky is "rhel centos fedora", Pop!_OS "ubuntu
+// debian"); snapshots recorded before the ID fields are matched by PRETTY_NAME. Inside a
+// container the os-release is the image's while the driver is the host's, so driver advice
+// there, and where nothing is known of the host (plan for a described machine), uses the
+// default row; a distribution no row covers gets a pointer to NVIDIA's guide. The commands come from the row: NVIDIA's repository where the
+// branch comes from there, the distribution's own archive where it carries the branch
+// (Debian), and a pointer to NVIDIA's guide where nothing is recorded.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "derive/derive_parts.hpp"
+#include "util/strings.hpp"
+
+namespace cd {
+namespace {
+
+const DriverInstallKb* row_for_id(const PlanKb& pk, const std::string& id) {
+  for (const auto& r : pk.driver_install)
+    for (const auto& i : r.ids)
+      if (i == id) return &r;
+  return nullptr;
+}
+
+const DriverInstallKb* match(const PlanKb& pk, const HostFacts& h) {
+  if (!h.os_id.empty()) {
+    if (auto* r = row_for_id(pk, to_lower(h.os_id))) return r;
+    for (const auto& word : split(to_lower(h.os_like), ' '))
+      if (auto* r = row_for_id(pk, word)) return r;
+    return nullptr;
+  }
+  std::string pretty = to_lower(h.os);
+  for (const auto& r : pk.driver_install)
+    for (const auto& n : r.names)
+      if (contains(pretty, n)) return &r;
+  return nullptr;
+}
+
+// "12" of VERSION_ID "12" / "24.04"; older snapshots: the first number in PRETTY_NAME.
+std::string version_of(const HostFacts& h) {
+  if (!h.os_id.empty()) return h.os_version;
+  for (const auto& word : split(h.os, ' '))
+    if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) return word;
+  return {};
+}
+
+// "bookworm" of VERSION_CODENAME; older snapshots: the "(bookworm)" of PRETTY_NAME.
+std::string codename_of(const HostFacts& h) {
+  if (!h.os_codename.empty() || !h.os_id.empty()) return h.os_codename;
+  auto open = h.os.rfind('('), close = h.os.rfind(')');
+  return open != std::string::npos && close != std::string::npos && close > open ? to_lower(h.os.substr(open + 1, close - open - 1))
+                                                                                   : std::string();
+}
+
+const DriverInstallKb* default_row(const PlanKb& pk) {
+  for (const auto& r : pk.driver_install)
+    if (r.is_default) return &r;
+  return nullptr;
+}
+
+std::string fill(std::string s, int branch, const DistroModel& d, const std::string& arch) {
+  s = replace_all(std::move(s), "{branch}", std::to_string(branch));
+  s = replace_all(std::move(s), "{major}", std::to_string(d.major));
+  return replace_all(std::move(s), "{repo_arch}", arch == "aarch64" ? "sbsa" : "x86_64");
+}
+
+std::string with_comment(std::string cmd, const std::vector<std::string>& parts) {
+  std::string c;
+  for (const auto& p : parts)
+    if (!p.empty()) c += (c.empty() ? "" : "; ") + p;
+  return c.empty() ? cmd : cmd + "   # " + c;
+}
+
+}  // namespace
+
+DistroModel derive_distro(const Facts& f, const Kb& kb) {
+  const PlanKb& pk = plan_kb(kb);
+  DistroModel d;
+  d.row = match(pk, f.host);
+  d.host_known = d.row && f.platform.container.empty();
+  d.unlisted = !d.row && f.platform.container.empty() && (!f.host.os_id.empty() || !f.host.os.empty());
+  d.codename = codename_of(f.host);
+  std::string v = version_of(f.host);
+  d.major = std::atoi(v.c_str());
+  if (d.row) d.label = v.empty() ? d.row->family : d.row->family + " " + v;
+  return d;
+}
+
+const DriverInstallKb* install_row(const Kb& kb, const DistroModel& d) {
+  if (d.unlisted) return nullptr;
+  return d.host_known ? d.row : default_row(plan_kb(kb));
+}
+
+std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel& d, const std::string& arch, int branch,
+                                                 const DriverPackage& p, const std::string& comment) {
+  const PlanKb& pk = plan_kb(kb);
+  const DriverInstallKb* r = install_row(kb, d);
+  std::vector<std::string> out;
+  if (r && d.host_known) {
+    auto a = r->archive.find(d.codename);
+    if (a != r->archive.end() && a->second >= branch && !r->archive_install.empty()) {
+      std::string note = replace_all(r->archive_note, "{archive}", std::to_string(a->second));
+      out.push_back(with_comment(r->archive_install + " && sudo reboot", {comment, note}));
+      return out;
+    }
+  }
+  std::string install = !r ? std::string() : p.open ? r->open : r->proprietary;
+  bool needs_major = d.host_known && r &&
+                     std::any_of(r->setup.begin(), r->setup.end(), [](const std::string& s) { return contains(s, "{major}"); });
+  bool other_release = d.host_known && r && !r->majors.empty() &&
+                       std::find(r->majors.begin(), r->majors.end(), d.major) == r->majors.end();
+  if (install.empty() || (needs_major && d.major == 0) || other_release) {
+    std::string text = replace_all(pk.driver_install_other, "{branch}", std::to_string(branch));
+    out.push_back(replace_all(std::move(text), "{module}", p.open ? "open" : "proprietary"));
+    return out;
+  }
+  if (d.host_known && r)
+    for (const auto& s : r->setup) out.push_back(fill(s, branch, d, arch));
+  std::string label = d.host_known ? "" : r->family;  // an unknown host: say whose command it is
+  out.push_back(with_comment(fill(install, branch, d, arch) + " && sudo reboot", {label, comment, p.note}));
+  return out;
+}
+
+}  // namespace cd
