@@ -84,6 +84,8 @@ DistroModel derive_distro(const Facts& f, const Kb& kb) {
   d.unlisted = !d.row && f.platform.container.empty() && (!f.host.os_id.empty() || !f.host.os.empty());
   d.codename = codename_of(f.host);
   std::string v = version_of(f.host);
+  if (!std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; }))
+    v.clear();  // a file of someone else's: only a version number goes into a fix line
   d.major = std::atoi(v.c_str());
   if (d.row) d.label = v.empty() ? d.row->family : d.row->family + " " + v;
   return d;

@@ -86,6 +86,11 @@ TEST(Distro, IdLikeFallsBackInOrder) {
   EXPECT_EQ(d.label, "RHEL 9.4");
   f.host.os_id = "linuxmint", f.host.os_like = "ubuntu debian";
   EXPECT_EQ(derive_distro(f, kb).row->family, "Ubuntu");
+  // os-release belongs to someone else: only a version number reaches a fix line.
+  f.host.os_version = "24.04\x1b]0;pwned\x07";
+  DistroModel hostile = derive_distro(f, kb);
+  EXPECT_EQ(hostile.label, "Ubuntu");
+  EXPECT_EQ(hostile.major, 0);
 }
 
 }  // namespace
