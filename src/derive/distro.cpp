@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 
 #include "derive/derive_parts.hpp"
 #include "util/strings.hpp"
@@ -74,6 +75,21 @@ std::string with_comment(std::string cmd, const std::vector<std::string>& parts)
   return c.empty() ? cmd : cmd + "   # " + c;
 }
 
+// The distribution's own package where its archive carries the branch (Debian's non-free).
+std::optional<std::string> archive_command(const DriverInstallKb& r, const DistroModel& d, int branch, const std::string& comment) {
+  auto a = r.archive.find(d.codename);
+  if (a == r.archive.end() || a->second < branch || r.archive_install.empty()) return std::nullopt;
+  return with_comment(r.archive_install + " && sudo reboot", {comment, replace_all(r.archive_note, "{archive}", std::to_string(a->second))});
+}
+
+// Whether the row's commands hold for this release: one its `majors` name, and a known
+// major where the repository's name needs one.
+bool holds_for(const DriverInstallKb& r, const DistroModel& d) {
+  if (!r.majors.empty() && std::find(r.majors.begin(), r.majors.end(), d.major) == r.majors.end()) return false;
+  bool needs_major = std::any_of(r.setup.begin(), r.setup.end(), [](const std::string& s) { return contains(s, "{major}"); });
+  return !needs_major || d.major > 0;
+}
+
 }  // namespace
 
 DistroModel derive_distro(const Facts& f, const Kb& kb) {
@@ -98,28 +114,16 @@ const DriverInstallKb* install_row(const Kb& kb, const DistroModel& d) {
 
 std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel& d, const std::string& arch, int branch,
                                                  const DriverPackage& p, const std::string& comment) {
-  const PlanKb& pk = plan_kb(kb);
   const DriverInstallKb* r = install_row(kb, d);
-  std::vector<std::string> out;
-  if (r && d.host_known) {
-    auto a = r->archive.find(d.codename);
-    if (a != r->archive.end() && a->second >= branch && !r->archive_install.empty()) {
-      std::string note = replace_all(r->archive_note, "{archive}", std::to_string(a->second));
-      out.push_back(with_comment(r->archive_install + " && sudo reboot", {comment, note}));
-      return out;
-    }
-  }
+  if (r && d.host_known)
+    if (auto own = archive_command(*r, d, branch, comment)) return {*own};
   std::string install = !r ? std::string() : p.open ? r->open : r->proprietary;
-  bool needs_major = d.host_known && r &&
-                     std::any_of(r->setup.begin(), r->setup.end(), [](const std::string& s) { return contains(s, "{major}"); });
-  bool other_release = d.host_known && r && !r->majors.empty() &&
-                       std::find(r->majors.begin(), r->majors.end(), d.major) == r->majors.end();
-  if (install.empty() || (needs_major && d.major == 0) || other_release) {
-    std::string text = replace_all(pk.driver_install_other, "{branch}", std::to_string(branch));
-    out.push_back(replace_all(std::move(text), "{module}", p.open ? "open" : "proprietary"));
-    return out;
+  if (install.empty() || (d.host_known && !holds_for(*r, d))) {
+    std::string text = replace_all(plan_kb(kb).driver_install_other, "{branch}", std::to_string(branch));
+    return {replace_all(std::move(text), "{module}", p.open ? "open" : "proprietary")};
   }
-  if (d.host_known && r)
+  std::vector<std::string> out;
+  if (d.host_known)
     for (const auto& s : r->setup) out.push_back(fill(s, branch, d, arch));
   std::string label = d.host_known ? "" : r->family;  // an unknown host: say whose command it is
   out.push_back(with_comment(fill(install, branch, d, arch) + " && sudo reboot", {label, comment, p.note}));
