@@ -34,6 +34,12 @@ std::string gpu_evidence(const GpuTarget& g) {
 std::string base_version(const std::string& v) { return v.substr(0, v.find('+')); }
 
 // Exact commands that give a binary kernels for the GPU.
+// This distribution's commands for driver branch `branch` (derive/distro.cpp).
+void append_driver_install(const Model& m, const Kb& kb, int branch, std::vector<std::string>& fix) {
+  for (auto& c : driver_install_commands(kb, m.distro, m.facts.host.arch, branch, driver_package(kb, branch, gpu_sms(m.gpus))))
+    fix.push_back(std::move(c));
+}
+
 std::vector<std::string> rebuild_fix(const Model& m, const Kb& kb, const BinaryScan& b, const GpuTarget& g) {
   const Facts& facts = m.facts;
   std::vector<std::string> fix;
@@ -192,14 +198,21 @@ void binary_findings(const Model& m, const Kb& kb, Findings& out) {
       int need = 0;
       for (const auto& img : first.images)
         if (img.kind == "ptx") need = std::max(need, cuda_for_ptx_isa(arch_rules(kb), img.ptx_major * 10 + img.ptx_minor));
-      if (int branch = need ? branch_for_cuda(dk, Version::from_cuda_int(need)) : 0)
-        f.fix.push_back(fmt::format("# install NVIDIA driver branch {} or newer (CUDA {}), e.g. sudo apt-get install nvidia-driver-{}",
-                                    branch, Version::from_cuda_int(need).major_minor(), branch));
-      else
+      if (int branch = need ? branch_for_cuda(dk, Version::from_cuda_int(need)) : 0) {
+        f.fix.push_back(fmt::format("# install NVIDIA driver branch {} or newer (CUDA {}):", branch, Version::from_cuda_int(need).major_minor()));
+        append_driver_install(m, kb, branch, f.fix);
+      } else
         f.fix.push_back("# upgrade the NVIDIA driver to one whose CUDA version is at least the toolkit that built it");
       f.fix.push_back("# or use a build with SASS for this GPU / built by an older toolkit:");
     } else if (verdict == Verdict::compression_unsupported) {
-      f.fix.push_back("# upgrade the NVIDIA driver to 550.54.14 or newer, e.g. sudo apt-get install nvidia-driver-550");
+      const CompressionFloor* floor = nullptr;  // the newest floor among the binary's compressed images
+      for (const auto& img : first.images)
+        if (const CompressionFloor* c = compression_floor(arch_rules(kb), img.compression); c && (!floor || c->min_driver > floor->min_driver))
+          floor = c;
+      if (floor && !floor->min_driver.empty()) {
+        f.fix.push_back(fmt::format("# upgrade the NVIDIA driver to {} or newer ({}-compressed kernel images):", floor->min_driver.text, floor->kind));
+        append_driver_install(m, kb, floor->min_driver.major(), f.fix);
+      }
       f.fix.push_back("# or rebuild without zstd: nvcc … -compress-mode=speed (LZ4) or -compress-mode=none");
     } else if (verdict == Verdict::jit) {
       f.fix.push_back("# keep JIT results between runs (default cache is 256 MiB):");

@@ -10,6 +10,8 @@
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include "binary/nvcc_fixtures.hpp"
@@ -71,6 +73,9 @@ TEST(ScanCli, PtxOnlyIsJitAndAWarning) {
   Result old = run("scan --no-color " + o + " --gpu sm_90 --driver 550.54.14");
   EXPECT_EQ(old.rc, 2) << old.out;
   EXPECT_NE(old.out.find("arch.ptx_unsupported"), std::string::npos) << old.out;
+  // The fix names the branch and this machine's distribution's command for it (derive/distro.cpp).
+  EXPECT_NE(old.out.find("# install NVIDIA driver branch 580 or newer (CUDA 13.0):"), std::string::npos) << old.out;
+  EXPECT_TRUE(std::regex_search(old.out, std::regex("install[^\n]*580[^\n]*\n"))) << old.out;
 }
 
 TEST(ScanCli, ZstdOnAnOldDriver) {
@@ -79,6 +84,9 @@ TEST(ScanCli, ZstdOnAnOldDriver) {
   Result r = run("scan --no-color " + o + " --gpu A100 --driver 535.104.05");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("arch.compression_unsupported"), std::string::npos) << r.out;
+  // The floor comes from data/arch_rules.toml [[compression]], the command from the distribution.
+  EXPECT_NE(r.out.find("# upgrade the NVIDIA driver to 550.54.14 or newer (zstd-compressed kernel images):"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("install[^\n]*550[^\n]*\n"))) << r.out;
   EXPECT_EQ(run("scan " + o + " --gpu A100 --driver 550.54").rc, 0);
 }
 
