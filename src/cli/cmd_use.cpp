@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/options.hpp"
+#include "derive/derive_parts.hpp"
 #include "derive/toolkits.hpp"
 #include "kb/kb.hpp"
 #include "report/escape.hpp"
@@ -121,7 +122,7 @@ int run_use(const GlobalOptions& g, const UseOptions& o) {
     if (!pick.missing.empty()) {
       if (problem.empty()) {
         text += "  install it (then run the same `use` again):\n";
-        for (const auto& line : install_commands(pick.missing, kb)) text += "    " + shown(line) + "\n";
+        for (const auto& line : install_commands(pick.missing, kb, derive_distro(facts, kb))) text += "    " + shown(line) + "\n";
       }
       std::vector<std::string> have;
       for (const auto& tk : list)

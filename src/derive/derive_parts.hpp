@@ -34,6 +34,11 @@ const DriverInstallKb* install_row(const Kb& kb, const DistroModel& d);
 std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel& d, const std::string& arch, int branch,
                                                  const DriverPackage& p, const std::string& comment = "");
 
+// CUDA toolkit `cuda` alone from NVIDIA's repository with this distribution's package manager
+// (the os-release's own, container or not: the toolkit goes where the programs run); "" for an
+// unlisted distribution (derive/distro.cpp).
+std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Version& cuda);
+
 std::vector<MachineGpu> derive_gpus(const DriverFacts& d);       // derive/gpus.cpp
 // One target per distinct architecture, in the GPUs' order.
 std::vector<GpuTarget> gpu_targets(const std::vector<MachineGpu>& gpus);

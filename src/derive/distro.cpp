@@ -130,4 +130,11 @@ std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel
   return out;
 }
 
+std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Version& cuda) {
+  const DriverInstallKb* r = d.row ? d.row : d.unlisted ? nullptr : default_row(plan_kb(kb));
+  if (!r || r->toolkit.empty() || cuda.parts.size() < 2 || (d.row && !holds_for(*r, d))) return {};
+  std::string s = replace_all(r->toolkit, "{cuda_major}", std::to_string(cuda.major()));
+  return replace_all(std::move(s), "{cuda_minor}", std::to_string(cuda.minor())) + "   # NVIDIA's CUDA repository (https://developer.nvidia.com/cuda-downloads)";
+}
+
 }  // namespace cd

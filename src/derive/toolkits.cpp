@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "kb/drivers.hpp"
 #include "kb/toolkits.hpp"
 #include "util/root.hpp"
@@ -213,7 +214,7 @@ Facts as_if_used(const Facts& f, const Toolkit& target, const PythonEnv* torch_e
   return out;
 }
 
-std::vector<std::string> install_commands(const Version& cuda, const Kb& kb) {
+std::vector<std::string> install_commands(const Version& cuda, const Kb& kb, const DistroModel& distro) {
   const DriversKb& dk = drivers_kb(kb);
   std::string mm = cuda.major_minor();
   std::vector<std::string> out;
@@ -224,8 +225,10 @@ std::vector<std::string> install_commands(const Version& cuda, const Kb& kb) {
     out.push_back(fmt::format("wget https://developer.download.nvidia.com/compute/cuda/{}/local_installers/{}", full, file));
     out.push_back(fmt::format("sudo sh {} --silent --toolkit --toolkitpath=/usr/local/cuda-{} --no-man-page", file, mm));
   }
-  out.push_back("# or NVIDIA's apt repository (https://developer.nvidia.com/cuda-downloads):");
-  out.push_back(fmt::format("sudo apt-get install cuda-toolkit-{}-{}", cuda.major(), cuda.minor()));
+  if (std::string pkg = toolkit_install_command(kb, distro, cuda); !pkg.empty()) {
+    out.push_back("# or with the distribution's package manager:");
+    out.push_back(pkg);
+  }
   out.push_back("# or into a conda env:");
   out.push_back(fmt::format("conda install -c nvidia cuda-toolkit={}", mm));
   out.push_back("# or nvcc alone from pip wheels:");

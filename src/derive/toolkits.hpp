@@ -61,8 +61,9 @@ const PythonEnv* active_torch_env(const Facts& f);
 Facts as_if_used(const Facts& f, const Toolkit& target, const PythonEnv* torch_env);
 
 // Install commands for a CUDA version that is not installed: runfile (toolkit only, never the
-// driver or the /usr/local/cuda link), NVIDIA's apt repository, conda, pip.
-std::vector<std::string> install_commands(const Version& cuda, const Kb& kb);
+// driver or the /usr/local/cuda link), NVIDIA's repository with the distribution's package
+// manager, conda, pip.
+std::vector<std::string> install_commands(const Version& cuda, const Kb& kb, const DistroModel& distro);
 // Why no install command can be given for `cuda`: "" when NVIDIA released it (its major, or its
 // major.minor, is in the knowledge base's release table), else one line — a version never
 // released (with the nearest releases), or older or newer than any release the knowledge base knows.

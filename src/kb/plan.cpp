@@ -26,7 +26,7 @@ PlanKb build(const Kb& kb) {
   }
   if (const toml::table* s = t["pixi"].as_table()) p.pixi_snippet = row_str(*s, "snippet"), p.pixi_source = row_str(*s, "source");
   if (const toml::table* s = t["runfile"].as_table())
-    p.runfile_url = row_str(*s, "url"), p.runfile_flags = row_str(*s, "flags"), p.runfile_apt = row_str(*s, "apt"),
+    p.runfile_url = row_str(*s, "url"), p.runfile_flags = row_str(*s, "flags"),
     p.runfile_source = row_str(*s, "source");
   if (const toml::table* s = t["max_jobs"].as_table()) {
     p.gib_per_job = static_cast<int>(row_int(*s, "gib_per_job").value_or(20));
@@ -43,7 +43,7 @@ PlanKb build(const Kb& kb) {
     d.family = row_str(*r, "family"), d.ids = row_strs(*r, "ids"), d.names = row_strs(*r, "names"), d.pm = row_str(*r, "pm");
     d.is_default = (*r)["default"].value_or(false), d.recommend = row_str(*r, "recommend"), d.setup = row_strs(*r, "setup");
     d.open = row_str(*r, "open"), d.proprietary = row_str(*r, "proprietary"), d.user_libs = row_str(*r, "user_libs");
-    d.dkms_reinstall = row_str(*r, "dkms_reinstall"), d.source = row_str(*r, "source");
+    d.dkms_reinstall = row_str(*r, "dkms_reinstall"), d.toolkit = row_str(*r, "toolkit"), d.source = row_str(*r, "source");
     d.archive_install = row_str(*r, "archive_install"), d.archive_note = row_str(*r, "archive_note");
     d.archive_source = row_str(*r, "archive_source");
     if (const toml::array* m = (*r)["majors"].as_array())

@@ -38,6 +38,7 @@ struct DriverInstallKb {
   std::string open, proprietary;    // {branch}; "" when not recorded
   std::string user_libs;            // the packages of libcuda and NVML; {branch}
   std::string dkms_reinstall;       // the command that rebuilds the module through DKMS
+  std::string toolkit;              // CUDA toolkit X.Y from NVIDIA's repository; {cuda_major} {cuda_minor}
   std::string source;
   std::string archive_install, archive_note, archive_source;  // the distribution's own driver
   std::map<std::string, int> archive;  // VERSION_CODENAME -> the branch its archive carries
@@ -54,7 +55,7 @@ struct PlanKb {
   std::string pixi_source;
   PlanNote wsl, jetson, windows;
   // --for build
-  std::string runfile_url, runfile_flags, runfile_apt, runfile_source;  // {version} {driver} {suffix} {mm} {major} {minor}
+  std::string runfile_url, runfile_flags, runfile_source;  // {version} {driver} {suffix} {mm} {major} {minor}
   int gib_per_job = 20, cores_per_job = 2;
   std::string max_jobs_source;
   std::vector<UvBackend> uv;

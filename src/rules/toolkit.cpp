@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "kb/toolkits.hpp"
+#include "derive/derive_parts.hpp"
 #include "rules/rules.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
@@ -57,7 +58,14 @@ const Toolkit* toolkit_for_cuda(const ToolkitFacts& t, const Version& cuda) {
   return best;
 }
 
-std::string apt_toolkit(const Version& cuda) { return fmt::format("cuda-toolkit-{}-{}", cuda.major(), cuda.minor()); }
+// CUDA toolkit `cuda` from NVIDIA's repository with this distribution's package manager, else
+// where NVIDIA offers every installer.
+std::string install_toolkit(const Model& m, const Kb& kb, const Version& cuda) {
+  std::string pkg = toolkit_install_command(kb, m.distro, cuda);
+  return pkg.empty() ? fmt::format("# install CUDA toolkit {} (the runfile's --toolkit installs it alone): https://developer.nvidia.com/cuda-downloads",
+                                   cuda.major_minor())
+                     : pkg;
+}
 
 // Fix lines that point every selector at `target`.
 std::vector<std::string> point_all_at(const Facts& f, const Toolkit& target, const std::vector<const Toolkit*>& others) {
@@ -195,7 +203,8 @@ void host_compiler(const Facts& f, const Kb& kb, Findings& out) {
   out.push_back(std::move(fi));
 }
 
-void version_mismatch(const Facts& f, Findings& out) {
+void version_mismatch(const Model& m, const Kb& kb, Findings& out) {
+  const Facts& f = m.facts;
   const Toolkit* tk = build_toolkit(f.toolkit);
   if (!tk) return;
   auto have = Version::parse(tk->version);
@@ -220,8 +229,7 @@ void version_mismatch(const Facts& f, Findings& out) {
     if (const Toolkit* match = toolkit_for_cuda(f.toolkit, *want); match && match != tk) {
       fi.fix = {fmt::format("export CUDA_HOME={}", match->root), fmt::format("export PATH={}/bin:$PATH", match->root)};
     } else {
-      fi.fix = {"# only needed before building CUDA extensions:",
-                fmt::format("sudo apt-get install {}   # NVIDIA's CUDA apt repository", apt_toolkit(*want)),
+      fi.fix = {"# only needed before building CUDA extensions:", install_toolkit(m, kb, *want),
                 fmt::format("export CUDA_HOME=/usr/local/cuda-{}", want->major_minor()),
                 fmt::format("export PATH=/usr/local/cuda-{}/bin:$PATH", want->major_minor())};
     }
@@ -230,7 +238,8 @@ void version_mismatch(const Facts& f, Findings& out) {
 }
 
 // A build needs nvcc when CUDA_HOME is set, TORCH_CUDA_ARCH_LIST asks for one, or a JIT-building package is installed.
-void nvcc_missing(const Facts& f, Findings& out) {
+void nvcc_missing(const Model& m, const Kb& kb, Findings& out) {
+  const Facts& f = m.facts;
   const ToolkitFacts& t = f.toolkit;
   std::vector<Evidence> need;
   bool home_broken = false;
@@ -268,7 +277,7 @@ void nvcc_missing(const Facts& f, Findings& out) {
   if (match) {
     fi.fix = {fmt::format("export CUDA_HOME={}", match->root), fmt::format("export PATH={}/bin:$PATH", match->root)};
   } else {
-    fi.fix = {fmt::format("sudo apt-get install {}   # NVIDIA's CUDA apt repository", apt_toolkit(v)),
+    fi.fix = {install_toolkit(m, kb, v),
               fmt::format("export CUDA_HOME=/usr/local/cuda-{}", v.major_minor()),
               fmt::format("export PATH=$CUDA_HOME/bin:$PATH")};
   }
@@ -306,7 +315,7 @@ Findings use_rules(const Model& m, const Kb& kb) {
     if ((f.id == "driver.too_old" || f.id == "driver.minor_compat") && f.subject.rfind("CUDA toolkit", 0) == 0)
       out.push_back(std::move(f));
   host_compiler(facts, kb, out);
-  version_mismatch(facts, out);
+  version_mismatch(m, kb, out);
   conda_shadows(facts, out);
   return out;
 }
@@ -315,9 +324,9 @@ Findings toolkit_rules(const Model& m, const Kb& kb) {
   const Facts& facts = m.facts;
   Findings out;
   paths_disagree(facts, out);
-  nvcc_missing(facts, out);
+  nvcc_missing(m, kb, out);
   host_compiler(facts, kb, out);
-  version_mismatch(facts, out);
+  version_mismatch(m, kb, out);
   multiple(facts, out);
   return out;
 }

@@ -135,7 +135,7 @@ TEST(ToolkitView, DriverVerdicts) {
 }
 
 TEST(InstallCommands, RunfileNeverTheDriver) {
-  auto cmds = install_commands(*Version::parse("12.4"), Kb::get());
+  auto cmds = install_commands(*Version::parse("12.4"), Kb::get(), DistroModel{});
   std::string all;
   for (const auto& c : cmds) all += c + "\n";
   EXPECT_NE(all.find("wget https://developer.download.nvidia.com/compute/cuda/12.4.0/local_installers/cuda_12.4.0_550.54.14_linux.run"),
@@ -143,8 +143,15 @@ TEST(InstallCommands, RunfileNeverTheDriver) {
   EXPECT_NE(all.find("--silent --toolkit --toolkitpath=/usr/local/cuda-12.4"), std::string::npos);
   EXPECT_EQ(all.find("--driver"), std::string::npos);
   EXPECT_NE(all.find("conda install -c nvidia cuda-toolkit=12.4"), std::string::npos);
-  auto c13 = install_commands(*Version::parse("13.0"), Kb::get());
+  auto c13 = install_commands(*Version::parse("13.0"), Kb::get(), DistroModel{});
   EXPECT_NE(std::find(c13.begin(), c13.end(), "pip install 'nvidia-cuda-nvcc==13.0.*'"), c13.end());
+  // Unknown distribution: the default row's apt; an unlisted one: no package-manager line at all.
+  EXPECT_NE(all.find("sudo apt-get install cuda-toolkit-12-4   # NVIDIA's CUDA repository"), std::string::npos) << all;
+  DistroModel unlisted;
+  unlisted.unlisted = true;
+  auto arch = install_commands(*Version::parse("12.4"), Kb::get(), unlisted);
+  EXPECT_TRUE(std::none_of(arch.begin(), arch.end(), [](const std::string& c) { return c.find("cuda-toolkit-12-4") != std::string::npos; }));
+  EXPECT_FALSE(arch.empty());  // the runfile, conda and pip remain
 }
 
 }  // namespace

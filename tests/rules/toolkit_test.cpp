@@ -123,7 +123,7 @@ TEST(ToolkitRules, VersionMismatchMattersOnlyForExtensions) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::warning);
   EXPECT_NE(found[0].explanation.find("only for building CUDA extensions"), std::string::npos);
-  EXPECT_EQ(found[0].fix[1], "sudo apt-get install cuda-toolkit-12-8   # NVIDIA's CUDA apt repository");
+  EXPECT_EQ(found[0].fix[1], "sudo apt-get install cuda-toolkit-12-8   # NVIDIA's CUDA repository (https://developer.nvidia.com/cuda-downloads)");
   // A second installed toolkit of the right major is offered instead of an install.
   f.toolkit.toolkits.push_back(tk("/usr/local/cuda-12.8", "12.8.93"));
   found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.version_mismatch");
@@ -141,7 +141,20 @@ TEST(ToolkitRules, NvccMissingWhenABuildNeedsIt) {
   f.toolkit = {};
   Findings found = with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.nvcc_missing");
   ASSERT_EQ(found.size(), 1u);  // TORCH_CUDA_ARCH_LIST is set: someone builds extensions
-  EXPECT_EQ(found[0].fix[0], "sudo apt-get install cuda-toolkit-13-0   # NVIDIA's CUDA apt repository");
+  EXPECT_EQ(found[0].fix[0], "sudo apt-get install cuda-toolkit-13-0   # NVIDIA's CUDA repository (https://developer.nvidia.com/cuda-downloads)");
+  // The distribution's package manager, container or not (the toolkit goes where programs run);
+  // where none is recorded, NVIDIA's download page rather than another distribution's command.
+  Facts rocky = f;
+  rocky.host.os_id = "rocky", rocky.host.os_like = "rhel centos fedora", rocky.host.os_version = "9.4";
+  rocky.platform.container = "docker";
+  found = with_id(cdtest::run_rule(cd::toolkit_rules, rocky), "toolkit.nvcc_missing");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].fix[0].rfind("sudo dnf install cuda-toolkit-13-0   # ", 0), 0u) << found[0].fix[0];
+  Facts arch = f;
+  arch.host.os_id = "arch";
+  found = with_id(cdtest::run_rule(cd::toolkit_rules, arch), "toolkit.nvcc_missing");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].fix[0].rfind("# install CUDA toolkit 13.0 ", 0), 0u) << found[0].fix[0];
   f.env.clear();
   EXPECT_TRUE(with_id(cdtest::run_rule(cd::toolkit_rules, f), "toolkit.nvcc_missing").empty());  // nothing to build
   // CUDA_HOME pointing at a directory without nvcc is always worth saying.
