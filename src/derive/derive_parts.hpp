@@ -38,6 +38,9 @@ std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel
 // (the os-release's own, container or not: the toolkit goes where the programs run); "" for an
 // unlisted distribution (derive/distro.cpp).
 std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Version& cuda);
+// The NVIDIA Container Toolkit's repository and install with the distribution's package manager
+// (data/plan.toml [container_toolkit]); a pointer to its guide for an unlisted distribution.
+std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d);
 
 std::vector<MachineGpu> derive_gpus(const DriverFacts& d);       // derive/gpus.cpp
 // One target per distinct architecture, in the GPUs' order.

@@ -130,6 +130,16 @@ std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel
   return out;
 }
 
+std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d) {
+  const PlanKb& pk = plan_kb(kb);
+  auto it = pk.container_toolkit.find(d.pm());
+  if (d.unlisted || it == pk.container_toolkit.end() || it->second.empty())
+    return {"# install the NVIDIA Container Toolkit as its guide says for this distribution: " + pk.container_toolkit_guide};
+  std::vector<std::string> out{"# NVIDIA's repository (" + pk.container_toolkit_guide + "):"};
+  out.insert(out.end(), it->second.begin(), it->second.end());
+  return out;
+}
+
 std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Version& cuda) {
   const DriverInstallKb* r = d.row ? d.row : d.unlisted ? nullptr : default_row(plan_kb(kb));
   if (!r || r->toolkit.empty() || cuda.parts.size() < 2 || (d.row && !holds_for(*r, d))) return {};

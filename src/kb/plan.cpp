@@ -54,6 +54,10 @@ PlanKb build(const Kb& kb) {
         if (auto b = v.value<int64_t>()) d.archive[std::string(k.str())] = static_cast<int>(*b);
     p.driver_install.push_back(std::move(d));
   }
+  if (const toml::table* s = t["container_toolkit"].as_table()) {
+    for (const char* pm : {"apt", "dnf", "zypper"}) p.container_toolkit[pm] = row_strs(*s, pm);
+    p.container_toolkit_guide = row_str(*s, "guide"), p.container_toolkit_source = row_str(*s, "source");
+  }
   if (const toml::table* s = t["driver_install_other"].as_table())
     p.driver_install_other = row_str(*s, "text"), p.driver_install_other_source = row_str(*s, "source");
   p.wsl = note(t, "wsl");

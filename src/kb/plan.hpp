@@ -61,6 +61,8 @@ struct PlanKb {
   std::vector<UvBackend> uv;
   std::string override_uv, override_conda, override_source;  // {variant} {driver} {cuda}
   std::vector<DriverInstallKb> driver_install;
+  std::map<std::string, std::vector<std::string>> container_toolkit;  // by package manager: setup + install
+  std::string container_toolkit_guide, container_toolkit_source;
   std::string driver_install_other, driver_install_other_source;  // {branch} {module}
 };
 

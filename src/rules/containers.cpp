@@ -4,6 +4,7 @@
 // the docker run / compose / Kubernetes stanza and a one-line smoke test.
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "rules/rules.hpp"
 #include "util/strings.hpp"
 
@@ -56,7 +57,7 @@ void devices_not_openable(const Model& m, Findings& out) {
   out.push_back(std::move(x));
 }
 
-void toolkit_missing(const Model& m, Findings& out) {
+void toolkit_missing(const Model& m, const Kb& kb, Findings& out) {
   const ContainerRuntimeFacts& c = m.facts.platform.container_runtime;
   if (!host_has_gpu(m) || !c.toolkit_files.empty()) return;
   if (c.docker.empty() && !c.podman && c.containerd_config.empty()) return;
@@ -70,12 +71,10 @@ void toolkit_missing(const Model& m, Findings& out) {
   x.explanation = "Containers see GPUs only through the NVIDIA Container Toolkit, which mounts the device nodes and the "
                   "host's driver libraries; without it `docker run --gpus all` fails with 'could not select device driver "
                   "\"\" with capabilities: [[gpu]]'.";
-  x.fix = {"# NVIDIA's apt repository (https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html):",
-           "curl -fsSL https://nvidia.github.io/libnvidia-container/gpgkey | sudo gpg --dearmor -o /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg",
-           "curl -fsSL https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list | sed 's#deb https://#deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] https://#g' | sudo tee /etc/apt/sources.list.d/nvidia-container-toolkit.list",
-           "sudo apt-get update && sudo apt-get install -y nvidia-container-toolkit",
-           engine == "podman" ? "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml" : "sudo nvidia-ctk runtime configure --runtime=" + engine + " && sudo systemctl restart " + engine,
-           engine == "podman" ? "podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi   # smoke test" : std::string(kSmokeTest)};
+  x.fix = container_toolkit_commands(kb, m.distro);
+  x.fix.push_back(engine == "podman" ? "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml"
+                                     : "sudo nvidia-ctk runtime configure --runtime=" + engine + " && sudo systemctl restart " + engine);
+  x.fix.push_back(engine == "podman" ? "podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi   # smoke test" : std::string(kSmokeTest));
   out.push_back(std::move(x));
 }
 
@@ -116,10 +115,10 @@ void runtime_not_configured(const Model& m, Findings& out) {
 
 }  // namespace
 
-Findings container_rules(const Model& m, const Kb&) {
+Findings container_rules(const Model& m, const Kb& kb) {
   Findings out;
   devices_not_openable(m, out);
-  toolkit_missing(m, out);
+  toolkit_missing(m, kb, out);
   runtime_not_configured(m, out);
   return out;
 }

@@ -52,7 +52,26 @@ TEST(ContainerRules, HostRulesNeedAGpuHost) {
   f.platform.container_runtime.docker = "/usr/bin/dockerd";
   EXPECT_TRUE(run(f).empty());  // no module, no GPU: a build machine with docker
   f.driver.module_loaded = true;
-  EXPECT_TRUE(find(run(f), "container.toolkit_missing").has_value());
+  auto x = find(run(f), "container.toolkit_missing");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(fixes(*x).find("sudo apt-get install -y nvidia-container-toolkit"), std::string::npos) << fixes(*x);  // nothing known: apt
+  // The host's package manager: dnf on a RHEL rebuild, zypper on SUSE, the guide elsewhere.
+  cd::Facts rocky = f;
+  rocky.host.os_id = "rocky", rocky.host.os_like = "rhel centos fedora", rocky.host.os_version = "9.4";
+  x = find(run(rocky), "container.toolkit_missing");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(fixes(*x).find("/etc/yum.repos.d/nvidia-container-toolkit.repo"), std::string::npos) << fixes(*x);
+  EXPECT_NE(fixes(*x).find("sudo dnf install -y nvidia-container-toolkit"), std::string::npos) << fixes(*x);
+  EXPECT_EQ(fixes(*x).find("apt-get"), std::string::npos) << fixes(*x);
+  cd::Facts leap = f;
+  leap.host.os_id = "opensuse-leap", leap.host.os_like = "suse opensuse";
+  EXPECT_NE(fixes(*find(run(leap), "container.toolkit_missing")).find("sudo zypper --gpg-auto-import-keys install -y nvidia-container-toolkit"),
+            std::string::npos);
+  cd::Facts arch = f;
+  arch.host.os_id = "arch";
+  std::string guide = fixes(*find(run(arch), "container.toolkit_missing"));
+  EXPECT_NE(guide.find("container-toolkit/latest/install-guide.html"), std::string::npos) << guide;
+  EXPECT_EQ(guide.find("install -y"), std::string::npos) << guide;
   f.platform.container = "docker";  // inside a container the host's toolkit is not visible
   EXPECT_TRUE(run(f).empty());
 }
