@@ -3,6 +3,8 @@
 // driver's CUDA vs what frameworks and toolkits need (with minor-version compatibility).
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "kb/drivers.hpp"
 #include "kb/pytorch.hpp"
 #include "derive/derive_parts.hpp"
@@ -81,8 +83,9 @@ std::vector<std::string> user_libs_fix(const Model& m, const Kb& kb, const std::
   if (r && !r->user_libs.empty() && r->pm == "apt")
     return {"sudo apt install " + std::string(reinstall ? "--reinstall " : "") + replace_all(r->user_libs, "{branch}", branch) +
             "   # " + comment};
-  Version cuda = newest_needed_cuda(m.facts);
-  return install_commands(m, kb, cuda, comment);
+  int b = std::atoi(branch.c_str());  // the module's branch: the libraries must match it
+  if (b < 100) b = driver_branch_for(drivers_kb(kb), newest_needed_cuda(m.facts));
+  return driver_install_commands(kb, m.distro, m.facts.host.arch, b, driver_package(kb, b, gpu_sms(m.gpus)), comment);
 }
 
 std::string reinstall_dkms(const Model& m, const Kb& kb, const std::string& comment) {

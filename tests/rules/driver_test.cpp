@@ -381,3 +381,26 @@ TEST(DriverRules, FilesOnlyFactsOfAHealthyDriverAreNotMissing) {
   f.driver.gpus.clear();
   EXPECT_TRUE(run(f).empty());
 }
+
+// The kernel module runs but libcuda is missing: the user-space libraries of the module's branch,
+// by the distribution's package names (data/plan.toml [[driver_install]] user_libs), else the
+// whole driver of that branch.
+TEST(DriverRules, MissingUserSpaceLibrariesByDistribution) {
+  cd::Facts f;
+  f.driver.module_loaded = true;
+  f.driver.module_version = "550.127.05";
+  f.host.os_id = "ubuntu", f.host.os_version = "24.04";
+  auto x = find(run(f), "driver.missing");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(fixes(*x).find("sudo apt install libnvidia-compute-550   # the user-space libraries matching kernel module 550.127.05"),
+            std::string::npos) << fixes(*x);
+  f.host.os_id = "debian", f.host.os_version = "12", f.host.os_codename = "bookworm";
+  x = find(run(f), "driver.missing");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(fixes(*x).find("sudo apt install libcuda1 libnvidia-ml1"), std::string::npos) << fixes(*x);
+  f.host.os_id = "rocky", f.host.os_like = "rhel centos fedora", f.host.os_version = "9.4", f.host.os_codename.clear();
+  x = find(run(f), "driver.missing");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(fixes(*x).find("sudo dnf module install nvidia-driver:550-open"), std::string::npos) << fixes(*x);
+  EXPECT_EQ(fixes(*x).find("apt install"), std::string::npos) << fixes(*x);
+}
