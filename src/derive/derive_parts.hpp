@@ -35,12 +35,16 @@ std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel
                                                  const DriverPackage& p, const std::string& comment = "");
 
 // CUDA toolkit `cuda` alone from NVIDIA's repository with this distribution's package manager
-// (the os-release's own, container or not: the toolkit goes where the programs run); "" for an
-// unlisted distribution (derive/distro.cpp).
+// (the os-release's own, container or not: the toolkit goes where the programs run); for an
+// unlisted distribution or release a comment line pointing to NVIDIA's downloads (derive/distro.cpp).
 std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Version& cuda);
 // The NVIDIA Container Toolkit's repository and install with the distribution's package manager
 // (data/plan.toml [container_toolkit]); a pointer to its guide for an unlisted distribution.
 std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d);
+// Rebuild the NVIDIA kernel module through DKMS on the driver's host: the row's own command,
+// its per-branch DKMS package for these GPUs, else `sudo dkms autoinstall` (derive/distro.cpp).
+std::string dkms_rebuild_command(const Kb& kb, const DistroModel& d, int branch, const std::vector<int>& sms,
+                                 const std::string& comment);
 
 std::vector<MachineGpu> derive_gpus(const DriverFacts& d);       // derive/gpus.cpp
 // One target per distinct architecture, in the GPUs' order.

@@ -1,13 +1,14 @@
-// Which Linux distribution this is, and how it installs an NVIDIA driver branch.
+// Which Linux distribution this is, and how it installs the driver, a toolkit and the
+// container toolkit.
 //
 // /etc/os-release's ID picks a data/plan.toml [[driver_install]] row; failing that, the first
 // word of ID_LIKE some row answers to (Rocky is "rhel centos fedora", Pop!_OS "ubuntu
-// debian"); snapshots recorded before the ID fields are matched by PRETTY_NAME. Inside a
-// container the os-release is the image's while the driver is the host's, so driver advice
-// there, and where nothing is known of the host (plan for a described machine), uses the
-// default row; a distribution no row covers gets a pointer to NVIDIA's guide. The commands come from the row: NVIDIA's repository where the
-// branch comes from there, the distribution's own archive where it carries the branch
-// (Debian), and a pointer to NVIDIA's guide where nothing is recorded.
+// debian"); snapshots recorded before the ID fields are matched by PRETTY_NAME. Driver advice
+// concerns the host: inside a container (whose os-release is the image's) and where nothing is
+// known (plan for a described machine) it uses the default row. A toolkit goes where programs
+// run, so toolkit advice uses the os-release's own row, container or not. The commands come
+// from the row: the distribution's own archive where it carries the branch (Debian), else
+// NVIDIA's repository; a distribution or release no row covers gets a pointer to NVIDIA's guide.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -90,6 +91,11 @@ bool holds_for(const DriverInstallKb& r, const DistroModel& d) {
   return !needs_major || d.major > 0;
 }
 
+// The os-release's own row, container or not (toolkits); the default row when nothing is known.
+const DriverInstallKb* os_row(const Kb& kb, const DistroModel& d) {
+  return d.row ? d.row : d.unlisted ? nullptr : default_row(plan_kb(kb));
+}
+
 }  // namespace
 
 DistroModel derive_distro(const Facts& f, const Kb& kb) {
@@ -132,19 +138,33 @@ std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel
 
 std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d) {
   const PlanKb& pk = plan_kb(kb);
-  auto it = pk.container_toolkit.find(d.pm());
-  if (d.unlisted || it == pk.container_toolkit.end() || it->second.empty())
-    return {"# install the NVIDIA Container Toolkit as its guide says for this distribution: " + pk.container_toolkit_guide};
+  const DriverInstallKb* r = os_row(kb, d);
+  auto it = r ? pk.container_toolkit.find(r->pm) : pk.container_toolkit.end();
+  if (it == pk.container_toolkit.end() || it->second.empty())
+    return {replace_all(pk.container_toolkit_other, "{guide}", pk.container_toolkit_guide)};
   std::vector<std::string> out{"# NVIDIA's repository (" + pk.container_toolkit_guide + "):"};
   out.insert(out.end(), it->second.begin(), it->second.end());
   return out;
 }
 
 std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Version& cuda) {
-  const DriverInstallKb* r = d.row ? d.row : d.unlisted ? nullptr : default_row(plan_kb(kb));
-  if (!r || r->toolkit.empty() || cuda.parts.size() < 2 || (d.row && !holds_for(*r, d))) return {};
+  const PlanKb& pk = plan_kb(kb);
+  const DriverInstallKb* r = os_row(kb, d);
+  if (!r || r->toolkit.empty() || cuda.parts.size() < 2 || (d.row && !holds_for(*r, d)))
+    return replace_all(pk.toolkit_install_other, "{mm}", cuda.major_minor());
   std::string s = replace_all(r->toolkit, "{cuda_major}", std::to_string(cuda.major()));
-  return replace_all(std::move(s), "{cuda_minor}", std::to_string(cuda.minor())) + "   # NVIDIA's CUDA repository (https://developer.nvidia.com/cuda-downloads)";
+  return with_comment(replace_all(std::move(s), "{cuda_minor}", std::to_string(cuda.minor())), {pk.toolkit_install_comment});
+}
+
+std::string dkms_rebuild_command(const Kb& kb, const DistroModel& d, int branch, const std::vector<int>& sms,
+                                 const std::string& comment) {
+  const DriverInstallKb* r = install_row(kb, d);
+  if (r && !r->dkms_reinstall.empty()) return r->dkms_reinstall;
+  if (r && !r->dkms_package.empty()) {
+    DriverPackage p = driver_package(kb, branch, sms, r->dkms_package);
+    return with_comment("sudo " + r->pm + " install --reinstall " + p.name, {comment, p.note});
+  }
+  return with_comment("sudo dkms autoinstall", {comment});
 }
 
 }  // namespace cd

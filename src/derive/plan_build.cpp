@@ -132,7 +132,7 @@ ToolkitResult toolkit_step(Plan& p, const Kb& kb, const BuildTorch& bt) {
     } else {
       s.details.push_back(fmt::format("no runfile of CUDA {} is recorded (data/cuda_drivers.toml)", mm));
     }
-    if (std::string pkg = toolkit_install_command(kb, rq.distro, cuda); !pkg.empty()) s.commands.push_back("# or: " + pkg);
+    if (std::string pkg = toolkit_install_command(kb, rq.distro, cuda); !pkg.starts_with("#")) s.commands.push_back("# or: " + pkg);
     s.details.push_back(fmt::format("torch {} ({}) was built with CUDA {}: its extensions compile with the same major.minor", bt.release, bt.variant, mm));
   }
   if (support && support->sm_min && support->sm_max)

@@ -225,7 +225,7 @@ std::vector<std::string> install_commands(const Version& cuda, const Kb& kb, con
     out.push_back(fmt::format("wget https://developer.download.nvidia.com/compute/cuda/{}/local_installers/{}", full, file));
     out.push_back(fmt::format("sudo sh {} --silent --toolkit --toolkitpath=/usr/local/cuda-{} --no-man-page", file, mm));
   }
-  if (std::string pkg = toolkit_install_command(kb, distro, cuda); !pkg.empty()) {
+  if (std::string pkg = toolkit_install_command(kb, distro, cuda); !pkg.starts_with("#")) {  // "#": none for this distribution
     out.push_back("# or with the distribution's package manager:");
     out.push_back(pkg);
   }

@@ -38,6 +38,7 @@ struct DriverInstallKb {
   std::string open, proprietary;    // {branch}; "" when not recorded
   std::string user_libs;            // the packages of libcuda and NVML; {branch}
   std::string dkms_reinstall;       // the command that rebuilds the module through DKMS
+  std::string dkms_package;         // or: the stem of a per-branch DKMS package ("nvidia-dkms")
   std::string toolkit;              // CUDA toolkit X.Y from NVIDIA's repository; {cuda_major} {cuda_minor}
   std::string source;
   std::string archive_install, archive_note, archive_source;  // the distribution's own driver
@@ -62,7 +63,8 @@ struct PlanKb {
   std::string override_uv, override_conda, override_source;  // {variant} {driver} {cuda}
   std::vector<DriverInstallKb> driver_install;
   std::map<std::string, std::vector<std::string>> container_toolkit;  // by package manager: setup + install
-  std::string container_toolkit_guide, container_toolkit_source;
+  std::string container_toolkit_guide, container_toolkit_other, container_toolkit_source;  // other: {guide}
+  std::string toolkit_install_comment, toolkit_install_other;  // other: {mm}
   std::string driver_install_other, driver_install_other_source;  // {branch} {module}
 };
 

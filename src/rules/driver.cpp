@@ -89,10 +89,7 @@ std::vector<std::string> user_libs_fix(const Model& m, const Kb& kb, const std::
 }
 
 std::string reinstall_dkms(const Model& m, const Kb& kb, const std::string& comment) {
-  if (m.distro.host_known && m.distro.row->recommend.empty())  // not Ubuntu: its DKMS package names differ
-    return m.distro.row->dkms_reinstall.empty() ? "sudo dkms autoinstall   # " + comment : m.distro.row->dkms_reinstall;
-  DriverPackage p = package_for(m, kb, newest_needed_cuda(m.facts), "nvidia-dkms");
-  return "sudo apt install --reinstall " + p.name + "   # " + comment + (p.note.empty() ? "" : "; " + p.note);
+  return dkms_rebuild_command(kb, m.distro, driver_branch_for(drivers_kb(kb), newest_needed_cuda(m.facts)), gpu_sms(m.gpus), comment);
 }
 
 void driver_missing(const Model& m, const Kb& kb, Findings& out) {

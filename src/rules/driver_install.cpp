@@ -50,12 +50,11 @@ std::vector<std::string> build_fix(const Model& m, const Kb& kb, const std::stri
   if (!di.dkms.empty()) {
     const DkmsModule& mod = di.dkms.back();
     fix.push_back(fmt::format("sudo dkms install {}/{} -k {}", mod.name, mod.version, kernel));
-  } else if (row && !row->dkms_reinstall.empty()) {
-    fix.push_back(row->dkms_reinstall);
   } else {
-    DriverPackage dkms = driver_package(kb, std::stoi(branch_of(p, f)), gpu_sms(m.gpus), "nvidia-dkms");
-    fix.push_back(fmt::format("sudo apt install --reinstall {}   # Ubuntu also ships prebuilt signed modules: linux-modules-nvidia-{}-{}{}",
-                              dkms.name, branch_of(p, f), kernel, dkms.note.empty() ? "" : "; " + dkms.note));
+    std::string prebuilt = row && !row->dkms_package.empty()  // Ubuntu's per-branch packages
+                               ? fmt::format("Ubuntu also ships prebuilt signed modules: linux-modules-nvidia-{}-{}", branch_of(p, f), kernel)
+                               : "";
+    fix.push_back(dkms_rebuild_command(kb, m.distro, std::stoi(branch_of(p, f)), gpu_sms(m.gpus), prebuilt));
   }
   fix.push_back("dkms status   # must say 'installed' for " + kernel);
   return fix;

@@ -58,14 +58,6 @@ const Toolkit* toolkit_for_cuda(const ToolkitFacts& t, const Version& cuda) {
   return best;
 }
 
-// CUDA toolkit `cuda` from NVIDIA's repository with this distribution's package manager, else
-// where NVIDIA offers every installer.
-std::string install_toolkit(const Model& m, const Kb& kb, const Version& cuda) {
-  std::string pkg = toolkit_install_command(kb, m.distro, cuda);
-  return pkg.empty() ? fmt::format("# install CUDA toolkit {} (the runfile's --toolkit installs it alone): https://developer.nvidia.com/cuda-downloads",
-                                   cuda.major_minor())
-                     : pkg;
-}
 
 // Fix lines that point every selector at `target`.
 std::vector<std::string> point_all_at(const Facts& f, const Toolkit& target, const std::vector<const Toolkit*>& others) {
@@ -229,7 +221,7 @@ void version_mismatch(const Model& m, const Kb& kb, Findings& out) {
     if (const Toolkit* match = toolkit_for_cuda(f.toolkit, *want); match && match != tk) {
       fi.fix = {fmt::format("export CUDA_HOME={}", match->root), fmt::format("export PATH={}/bin:$PATH", match->root)};
     } else {
-      fi.fix = {"# only needed before building CUDA extensions:", install_toolkit(m, kb, *want),
+      fi.fix = {"# only needed before building CUDA extensions:", toolkit_install_command(kb, m.distro, *want),
                 fmt::format("export CUDA_HOME=/usr/local/cuda-{}", want->major_minor()),
                 fmt::format("export PATH=/usr/local/cuda-{}/bin:$PATH", want->major_minor())};
     }
@@ -277,7 +269,7 @@ void nvcc_missing(const Model& m, const Kb& kb, Findings& out) {
   if (match) {
     fi.fix = {fmt::format("export CUDA_HOME={}", match->root), fmt::format("export PATH={}/bin:$PATH", match->root)};
   } else {
-    fi.fix = {install_toolkit(m, kb, v),
+    fi.fix = {toolkit_install_command(kb, m.distro, v),
               fmt::format("export CUDA_HOME=/usr/local/cuda-{}", v.major_minor()),
               fmt::format("export PATH=$CUDA_HOME/bin:$PATH")};
   }
