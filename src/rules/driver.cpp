@@ -54,23 +54,27 @@ std::vector<std::string> install_commands(const Model& m, const Kb& kb, const Ve
   return driver_install_commands(kb, m.distro, m.facts.host.arch, branch, package_for(m, kb, cuda), comment);
 }
 
-// The first line is a comment (driver_missing drops it where there is no GPU to install for).
-std::vector<std::string> install_driver_fix(const Model& m, const Kb& kb) {
+// `header`: a first comment line naming what is installed (callers with their own lead-in
+// leave it out). Where only NVIDIA's guide can be named, that line alone: nothing to verify yet.
+std::vector<std::string> install_driver_fix(const Model& m, const Kb& kb, bool header = true) {
   Version cuda = newest_needed_cuda(m.facts);
   const DistroModel& d = m.distro;
   const DriverInstallKb* r = install_row(kb, d);
+  std::vector<std::string> fix;
   if (r && !r->recommend.empty()) {  // Ubuntu, or a host nothing is known of
     DriverPackage p = package_for(m, kb, cuda);
     std::string install = replace_all(p.open ? r->open : r->proprietary, "{branch}",
                                       std::to_string(driver_branch_for(drivers_kb(kb), cuda)));
-    return {"# " + r->family + ": let it pick the recommended driver, or name the branch",
-            r->recommend + "   # or: " + install + (p.note.empty() ? "" : " (" + p.note + ")"),
-            "sudo reboot",
-            "nvidia-smi   # must list the GPUs afterwards"};
+    if (header) fix.push_back("# " + r->family + ": let it pick the recommended driver, or name the branch");
+    fix.insert(fix.end(), {r->recommend + "   # or: " + install + (p.note.empty() ? "" : " (" + p.note + ")"), "sudo reboot",
+                           "nvidia-smi   # must list the GPUs afterwards"});
+    return fix;
   }
-  std::vector<std::string> fix{fmt::format("# {}the NVIDIA driver R{}", d.host_known ? d.label + ": " : "",
-                                           driver_branch_for(drivers_kb(kb), cuda))};
-  for (auto& c : install_commands(m, kb, cuda)) fix.push_back(std::move(c));
+  std::vector<std::string> cmds = install_commands(m, kb, cuda);
+  if (std::all_of(cmds.begin(), cmds.end(), [](const std::string& c) { return c.starts_with("#"); })) return cmds;
+  if (header)
+    fix.push_back(fmt::format("# {}the NVIDIA driver R{}", d.host_known ? d.label + ": " : "", driver_branch_for(drivers_kb(kb), cuda)));
+  fix.insert(fix.end(), cmds.begin(), cmds.end());
   fix.push_back("nvidia-smi   # must list the GPUs afterwards");
   return fix;
 }
@@ -115,8 +119,8 @@ void driver_missing(const Model& m, const Kb& kb, Findings& out) {
                       "program can use a GPU here; CUDA toolkits and CUDA builds of frameworks install, but only run "
                       "on a machine with a GPU and its driver.";
       x.fix = {"# run on a machine (or VM/container) with an NVIDIA GPU attached; there, install the driver:"};
-      auto more = install_driver_fix(m, kb);
-      x.fix.insert(x.fix.end(), more.begin() + 1, more.end());
+      auto more = install_driver_fix(m, kb, false);
+      x.fix.insert(x.fix.end(), more.begin(), more.end());
     } else {
       x.explanation = "An NVIDIA GPU is present but no driver is installed, so CUDA cannot reach it.";
       x.fix = install_driver_fix(m, kb);
@@ -229,8 +233,8 @@ void gpu_without_driver(const Model& m, const Kb& kb, Findings& out) {
       if (!bl.empty()) x.evidence.push_back({"blacklisted in " + join(bl, ", ") + " (but bound: the initramfs predates it)", bl.front()});
       x.fix = {"printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
                "sudo update-initramfs -u"};
-      auto inst = install_driver_fix(m, kb);
-      x.fix.insert(x.fix.end(), inst.begin() + 1, inst.end());
+      auto inst = install_driver_fix(m, kb, false);
+      x.fix.insert(x.fix.end(), inst.begin(), inst.end());
     } else if (g.driver == "vfio-pci") {
       x.severity = Severity::warning;
       x.title = "NVIDIA GPU " + g.address + " is bound to vfio-pci (reserved for VM passthrough)";
@@ -245,8 +249,8 @@ void gpu_without_driver(const Model& m, const Kb& kb, Findings& out) {
         x.explanation = "The nvidia module is loaded but did not take this GPU; usually the driver is too old for the "
                         "GPU or the GPU failed to initialise (the kernel log says which).";
         x.fix = {"sudo dmesg | grep -iE 'NVRM|nvidia'", "# if the GPU is newer than the driver, install a newer branch:"};
-        auto inst = install_driver_fix(m, kb);
-        x.fix.insert(x.fix.end(), inst.begin() + 1, inst.end());
+        auto inst = install_driver_fix(m, kb, false);
+        x.fix.insert(x.fix.end(), inst.begin(), inst.end());
       } else if (has_real_libcuda(d)) {
         for (const auto& l : d.libraries)
           if (real_libcuda(l)) x.evidence.push_back({"installed " + l.kind + " " + l.version, l.path});

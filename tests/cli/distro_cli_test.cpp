@@ -85,6 +85,8 @@ TEST(DistroCli, NoRecordedCommandMeansNvidiasGuideNotAnotherDistributionsCommand
     Checked c = check_root_with(os);
     EXPECT_NE(c.fix.find("https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/"), std::string::npos) << os << "\n" << c.fix;
     EXPECT_FALSE(has(c.fix, "apt install|dnf module|ubuntu-drivers")) << os << "\n" << c.fix;
+    // Only comments then: the one-screen report must not offer `nvidia-smi` as if it were the fix.
+    EXPECT_EQ(c.fix.find("nvidia-smi"), std::string::npos) << os << "\n" << c.fix;
   }
 }
 
