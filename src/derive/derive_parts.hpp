@@ -38,6 +38,14 @@ std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel
 // (the os-release's own, container or not: the toolkit goes where the programs run); for an
 // unlisted distribution or release a comment line pointing to NVIDIA's downloads (derive/distro.cpp).
 std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Version& cuda);
+// A host compiler of `kind` ("gcc" / "clang") and major `n` for nvcc, where nvcc runs (the
+// os-release's own row, like the toolkit): the install command and its C++ driver's path; for a
+// distribution that records none, a comment line and no path (derive/distro.cpp).
+struct HostCompilerInstall {
+  std::string install;  // "sudo apt-get install gcc-13 g++-13", or a "# ..." pointer
+  std::string cxx;      // "/usr/bin/g++-13"; "" when not known
+};
+HostCompilerInstall host_compiler_install(const Kb& kb, const DistroModel& d, const std::string& kind, int n);
 // The NVIDIA Container Toolkit's repository and install with the distribution's package manager
 // (data/plan.toml [container_toolkit]); a pointer to its guide for an unlisted distribution.
 std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d);

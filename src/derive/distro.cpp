@@ -156,6 +156,16 @@ std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Ve
   return with_comment(replace_all(std::move(s), "{cuda_minor}", std::to_string(cuda.minor())), {pk.toolkit_install_comment});
 }
 
+HostCompilerInstall host_compiler_install(const Kb& kb, const DistroModel& d, const std::string& kind, int n) {
+  const DriverInstallKb* r = os_row(kb, d);
+  const std::vector<std::string>* row = !r ? nullptr : kind == "clang" ? &r->clang : &r->gcc;
+  auto fill_n = [&](const std::string& s) {
+    return replace_all(replace_all(s, "{n}", std::to_string(n)), "{kind}", kind == "clang" ? "clang" : "gcc");
+  };
+  if (!row || row->size() < 2 || (d.row && !holds_for(*r, d))) return {fill_n(plan_kb(kb).host_compiler_other), {}};
+  return {fill_n((*row)[0]), fill_n((*row)[1])};
+}
+
 std::string dkms_rebuild_command(const Kb& kb, const DistroModel& d, int branch, const std::vector<int>& sms,
                                  const std::string& comment) {
   const DriverInstallKb* r = install_row(kb, d);

@@ -141,9 +141,10 @@ ToolkitResult toolkit_step(Plan& p, const Kb& kb, const BuildTorch& bt) {
         s.details.push_back(fmt::format("nvcc {} cannot target {} (it compiles sm_{} to sm_{})", mm, sm_name(g.sm), support->sm_min, support->sm_max));
   int gcc = gcc_major(rq.host_gcc);
   if (gcc && max_gcc && gcc > max_gcc) {
-    r.host_cxx = fmt::format("/usr/bin/g++-{}", max_gcc);
-    s.details.push_back(fmt::format("nvcc {} accepts gcc up to {}; the host gcc is {}: build with g++-{}", mm, max_gcc, rq.host_gcc, max_gcc));
-    s.commands.push_back(fmt::format("sudo apt install gcc-{0} g++-{0}", max_gcc));
+    HostCompilerInstall hci = host_compiler_install(kb, rq.distro, "gcc", max_gcc);
+    r.host_cxx = hci.cxx;
+    s.details.push_back(fmt::format("nvcc {} accepts gcc up to {}; the host gcc is {}: build with g++ {}", mm, max_gcc, rq.host_gcc, max_gcc));
+    s.commands.push_back(hci.install);
     if (s.status == "ok") s.status = "do";
   } else if (gcc && max_gcc) {
     s.details.push_back(fmt::format("host gcc {} is within nvcc {}'s limit (gcc <= {})", rq.host_gcc, mm, max_gcc));

@@ -44,7 +44,7 @@ PlanKb build(const Kb& kb) {
     d.is_default = (*r)["default"].value_or(false), d.recommend = row_str(*r, "recommend"), d.setup = row_strs(*r, "setup");
     d.open = row_str(*r, "open"), d.proprietary = row_str(*r, "proprietary"), d.user_libs = row_str(*r, "user_libs");
     d.dkms_reinstall = row_str(*r, "dkms_reinstall"), d.dkms_package = row_str(*r, "dkms_package"), d.toolkit = row_str(*r, "toolkit"),
-    d.source = row_str(*r, "source");
+    d.source = row_str(*r, "source"), d.gcc = row_strs(*r, "gcc"), d.clang = row_strs(*r, "clang");
     d.archive_install = row_str(*r, "archive_install"), d.archive_note = row_str(*r, "archive_note");
     d.archive_source = row_str(*r, "archive_source");
     if (const toml::array* m = (*r)["majors"].as_array())
@@ -63,6 +63,7 @@ PlanKb build(const Kb& kb) {
   if (const toml::table* s = t["toolkit_install"].as_table()) {
     p.toolkit_install_comment = row_str(*s, "comment"), p.toolkit_install_other = row_str(*s, "other");
   }
+  if (const toml::table* s = t["host_compiler_install"].as_table()) p.host_compiler_other = row_str(*s, "other");
   if (const toml::table* s = t["driver_install_other"].as_table())
     p.driver_install_other = row_str(*s, "text"), p.driver_install_other_source = row_str(*s, "source");
   p.wsl = note(t, "wsl");

@@ -40,6 +40,7 @@ struct DriverInstallKb {
   std::string dkms_reinstall;       // the command that rebuilds the module through DKMS
   std::string dkms_package;         // or: the stem of a per-branch DKMS package ("nvidia-dkms")
   std::string toolkit;              // CUDA toolkit X.Y from NVIDIA's repository; {cuda_major} {cuda_minor}
+  std::vector<std::string> gcc, clang;  // a host compiler of major {n}: install command, C++ driver
   std::string source;
   std::string archive_install, archive_note, archive_source;  // the distribution's own driver
   std::map<std::string, int> archive;  // VERSION_CODENAME -> the branch its archive carries
@@ -66,6 +67,7 @@ struct PlanKb {
   std::string container_toolkit_guide, container_toolkit_other, container_toolkit_source;  // other: {guide}
   std::string toolkit_install_comment, toolkit_install_other;  // other: {mm}
   std::string driver_install_other, driver_install_other_source;  // {branch} {module}
+  std::string host_compiler_other;  // {kind} {n}
 };
 
 const PlanKb& plan_kb(const Kb& kb);

@@ -150,7 +150,8 @@ const HostCompiler* effective_compiler(const ToolkitFacts& t) {
   return nullptr;
 }
 
-void host_compiler(const Facts& f, const Kb& kb, Findings& out) {
+void host_compiler(const Model& m, const Kb& kb, Findings& out) {
+  const Facts& f = m.facts;
   const Toolkit* tk = active_nvcc(f.toolkit);
   const HostCompiler* hc = effective_compiler(f.toolkit);
   if (!tk || !hc) return;
@@ -184,14 +185,10 @@ void host_compiler(const Facts& f, const Kb& kb, Findings& out) {
     return cuda->major() < 12 ? fmt::format("export NVCC_PREPEND_FLAGS='-ccbin {}'", cxx)
                               : fmt::format("export NVCC_CCBIN={}", cxx);
   };
-  if (hc->kind == "clang") {
-    fi.fix = {fmt::format("sudo apt-get install clang-{}", max), ccbin(fmt::format("/usr/bin/clang++-{}", max)),
-              fmt::format("export CUDAHOSTCXX=/usr/bin/clang++-{}", max)};
-  } else {
-    fi.fix = {fmt::format("sudo apt-get install gcc-{0} g++-{0}", max), ccbin(fmt::format("/usr/bin/g++-{}", max)),
-              fmt::format("export CUDAHOSTCXX=/usr/bin/g++-{}", max),
-              "# or install a newer CUDA toolkit that accepts this compiler"};
-  }
+  HostCompilerInstall hci = host_compiler_install(kb, m.distro, hc->kind, max);
+  fi.fix = {hci.install};
+  if (!hci.cxx.empty()) fi.fix.insert(fi.fix.end(), {ccbin(hci.cxx), "export CUDAHOSTCXX=" + hci.cxx});
+  fi.fix.push_back("# or install a newer CUDA toolkit that accepts this compiler");
   out.push_back(std::move(fi));
 }
 
@@ -306,7 +303,7 @@ Findings use_rules(const Model& m, const Kb& kb) {
   for (auto& f : driver_rules(m, kb))
     if ((f.id == "driver.too_old" || f.id == "driver.minor_compat") && f.subject.rfind("CUDA toolkit", 0) == 0)
       out.push_back(std::move(f));
-  host_compiler(facts, kb, out);
+  host_compiler(m, kb, out);
   version_mismatch(m, kb, out);
   conda_shadows(facts, out);
   return out;
@@ -317,7 +314,7 @@ Findings toolkit_rules(const Model& m, const Kb& kb) {
   Findings out;
   paths_disagree(facts, out);
   nvcc_missing(m, kb, out);
-  host_compiler(facts, kb, out);
+  host_compiler(m, kb, out);
   version_mismatch(m, kb, out);
   multiple(facts, out);
   return out;

@@ -343,7 +343,7 @@ TEST(PlanBuild, MixedCardsAndANewerGcc) {
   std::string all;
   for (const auto& s : p.steps)
     for (const auto& c : s.commands) all += c + "\n";
-  EXPECT_NE(all.find("sudo apt install gcc-13 g++-13"), std::string::npos) << all;
+  EXPECT_NE(all.find("sudo apt-get install gcc-13 g++-13"), std::string::npos) << all;
   EXPECT_NE(all.find("export CUDAHOSTCXX=/usr/bin/g++-13"), std::string::npos) << all;
   EXPECT_NE(all.find("cuda_12.6.3_560.35.05_linux.run"), std::string::npos) << all;  // 12.6 Update 3 [T3]
 }

@@ -98,7 +98,32 @@ TEST(ToolkitRules, HostCompilerTooNewFromHostConfig) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("gcc ≤ 15"), std::string::npos) << found[0].title;
   EXPECT_EQ(found[0].fix[0], "sudo apt-get install gcc-15 g++-15");
+  EXPECT_EQ(found[0].fix[1], "export NVCC_CCBIN=/usr/bin/g++-15");
   EXPECT_EQ(found[0].evidence[1].source, "/usr/local/cuda-13.0/include/crt/host_config.h");
+  // The compiler goes where nvcc runs, installed the way this distribution packages it.
+  Facts rocky = f;
+  rocky.host.os_id = "rocky", rocky.host.os_like = "rhel centos fedora", rocky.host.os_version = "9.4";
+  found = with_id(cdtest::run_rule(cd::toolkit_rules, rocky), "toolkit.host_compiler_unsupported");
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_GE(found[0].fix.size(), 3u);
+  EXPECT_EQ(found[0].fix[0], "sudo dnf install gcc-toolset-15");
+  EXPECT_EQ(found[0].fix[1], "export NVCC_CCBIN=/opt/rh/gcc-toolset-15/root/usr/bin/g++");
+  EXPECT_EQ(found[0].fix[2], "export CUDAHOSTCXX=/opt/rh/gcc-toolset-15/root/usr/bin/g++");
+  Facts leap = f;
+  leap.host.os_id = "opensuse-leap", leap.host.os_like = "suse opensuse", leap.host.os_version = "15.6";
+  found = with_id(cdtest::run_rule(cd::toolkit_rules, leap), "toolkit.host_compiler_unsupported");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].fix[0], "sudo zypper install gcc15 gcc15-c++");
+  EXPECT_EQ(found[0].fix[1], "export NVCC_CCBIN=/usr/bin/g++-15");
+  // Unrecorded (Arch; Fedora's one gcc): a pointer, and no path that may not exist.
+  for (const char* id : {"arch", "fedora"}) {
+    Facts other = f;
+    other.host.os_id = id;
+    found = with_id(cdtest::run_rule(cd::toolkit_rules, other), "toolkit.host_compiler_unsupported");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].fix[0].rfind("# install gcc 15 (or older)", 0), 0u) << found[0].fix[0];
+    for (const auto& line : found[0].fix) EXPECT_EQ(line.find("NVCC_CCBIN="), std::string::npos) << line;
+  }
 }
 
 TEST(ToolkitRules, HostCompilerLimitFallsBackToKb) {
