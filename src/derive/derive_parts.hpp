@@ -46,6 +46,15 @@ struct HostCompilerInstall {
   std::string cxx;      // "/usr/bin/g++-13"; "" when not known
 };
 HostCompilerInstall host_compiler_install(const Kb& kb, const DistroModel& d, const std::string& kind, int n);
+// The kernel headers DKMS builds the module against, for kernel `kernel` (a version, or
+// "$(uname -r)"), on the driver's host (install_row's package manager; a comment line for an
+// unlisted distribution). data/plan.toml [package_manager.*] (derive/distro.cpp).
+std::string kernel_headers_command(const Kb& kb, const DistroModel& d, const std::string& kernel);
+// Holding the driver's packages against automatic upgrades: a comment saying why and how to
+// release them, then the command. `pm` overrides the host's package manager (the package logs
+// read were dnf's); `packages` empty: the manager's pattern for any driver package.
+std::vector<std::string> hold_commands(const Kb& kb, const DistroModel& d, const std::string& pm,
+                                       const std::vector<std::string>& packages);
 // The NVIDIA Container Toolkit's repository and install with the distribution's package manager
 // (data/plan.toml [container_toolkit]); a pointer to its guide for an unlisted distribution.
 std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d);

@@ -166,6 +166,33 @@ HostCompilerInstall host_compiler_install(const Kb& kb, const DistroModel& d, co
   return {fill_n((*row)[0]), fill_n((*row)[1])};
 }
 
+namespace {
+
+const PackageManagerKb& package_manager(const Kb& kb, const DistroModel& d, const std::string& pm = "") {
+  static const PackageManagerKb none;
+  const PlanKb& pk = plan_kb(kb);
+  const DriverInstallKb* r = install_row(kb, d);
+  auto it = pk.package_manager.find(!pm.empty() ? pm : r ? r->pm : "other");
+  if (it == pk.package_manager.end()) it = pk.package_manager.find("other");
+  return it == pk.package_manager.end() ? none : it->second;
+}
+
+}  // namespace
+
+std::string kernel_headers_command(const Kb& kb, const DistroModel& d, const std::string& kernel) {
+  return replace_all(package_manager(kb, d).kernel_headers, "{kernel}", kernel);
+}
+
+std::vector<std::string> hold_commands(const Kb& kb, const DistroModel& d, const std::string& pm,
+                                       const std::vector<std::string>& packages) {
+  const PackageManagerKb& m = package_manager(kb, d, pm);
+  std::string hold = replace_all(m.hold, "{packages}", packages.empty() ? m.any_driver : join(packages, " "));
+  // Packages not known: a pattern, offered as a comment rather than a command to paste.
+  if (packages.empty() || hold.starts_with("#"))
+    return {"# keep automatic upgrades from doing it again: " + (hold.starts_with("# ") ? hold.substr(2) : hold)};
+  return {"# keep automatic upgrades from doing it again (" + m.unhold + "):", hold};
+}
+
 std::string dkms_rebuild_command(const Kb& kb, const DistroModel& d, int branch, const std::vector<int>& sms,
                                  const std::string& comment) {
   const DriverInstallKb* r = install_row(kb, d);

@@ -63,6 +63,11 @@ PlanKb build(const Kb& kb) {
   if (const toml::table* s = t["toolkit_install"].as_table()) {
     p.toolkit_install_comment = row_str(*s, "comment"), p.toolkit_install_other = row_str(*s, "other");
   }
+  if (const toml::table* pms = t["package_manager"].as_table())
+    for (const auto& [name, v] : *pms)
+      if (const toml::table* s = v.as_table())
+        p.package_manager[std::string(name.str())] = {row_str(*s, "kernel_headers"), row_str(*s, "hold"), row_str(*s, "unhold"),
+                                                      row_str(*s, "any_driver")};
   if (const toml::table* s = t["host_compiler_install"].as_table()) p.host_compiler_other = row_str(*s, "other");
   if (const toml::table* s = t["driver_install_other"].as_table())
     p.driver_install_other = row_str(*s, "text"), p.driver_install_other_source = row_str(*s, "source");

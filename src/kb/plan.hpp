@@ -46,6 +46,13 @@ struct DriverInstallKb {
   std::map<std::string, int> archive;  // VERSION_CODENAME -> the branch its archive carries
 };
 
+// What differs by package manager (data/plan.toml [package_manager.*]).
+struct PackageManagerKb {
+  std::string kernel_headers;  // {kernel}
+  std::string hold, unhold;    // {packages}
+  std::string any_driver;      // the driver's packages as a pattern, when not known
+};
+
 struct PlanKb {
   int open_module_min_sm = 75;  // nvidia-driver-NNN-open drives this compute capability and newer
   std::string open_module_source;
@@ -68,6 +75,7 @@ struct PlanKb {
   std::string toolkit_install_comment, toolkit_install_other;  // other: {mm}
   std::string driver_install_other, driver_install_other_source;  // {branch} {module}
   std::string host_compiler_other;  // {kind} {n}
+  std::map<std::string, PackageManagerKb> package_manager;  // "apt" "dnf" "zypper" "other"
 };
 
 const PlanKb& plan_kb(const Kb& kb);

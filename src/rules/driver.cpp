@@ -268,7 +268,7 @@ void gpu_without_driver(const Model& m, const Kb& kb, Findings& out) {
   }
 }
 
-void library_mismatch(const Model& m, Findings& out) {
+void library_mismatch(const Model& m, const Kb& kb, Findings& out) {
   const Facts& f = m.facts;
   const DriverFacts& d = f.driver;
   if (f.platform.wsl) return;
@@ -308,7 +308,7 @@ void library_mismatch(const Model& m, Findings& out) {
              "# or, without a reboot, stop everything using the GPU and reload the module:",
              "sudo systemctl stop nvidia-persistenced; sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia",
              "sudo modprobe nvidia && sudo modprobe nvidia_uvm && nvidia-smi"};
-    for (auto& line : hold_fix(m)) x.fix.push_back(std::move(line));
+    for (auto& line : hold_fix(m, kb)) x.fix.push_back(std::move(line));
   }
   add_library_change_evidence(m, x);
   out.push_back(std::move(x));
@@ -540,7 +540,7 @@ Findings driver_rules(const Model& m, const Kb& kb) {
   libcuda_unloadable(m, kb, out);
   nvidia_uvm_missing(m, out);
   gpu_without_driver(m, kb, out);
-  library_mismatch(m, out);
+  library_mismatch(m, kb, out);
   stub_library(f, out);
   forward_compat(f, kb, out);
   persistence_off(f, kb, out);

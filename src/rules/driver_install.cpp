@@ -43,10 +43,9 @@ std::vector<std::string> build_fix(const Model& m, const Kb& kb, const std::stri
   const PlatformModel& p = m.platform;
   const DriverInstallFacts& di = f.platform.driver_install;
   std::vector<std::string> fix;
-  bool dnf = m.distro.pm() == "dnf";
   const DriverInstallKb* row = install_row(kb, m.distro);
-  fix.push_back(dnf ? fmt::format("sudo dnf install kernel-devel-{0} kernel-headers-{0}   # DKMS builds against the kernel's headers", kernel)
-                    : fmt::format("sudo apt install linux-headers-{}   # DKMS builds against the kernel's headers", kernel));
+  std::string headers = kernel_headers_command(kb, m.distro, kernel);
+  fix.push_back(headers.starts_with("#") || contains(headers, "   # ") ? headers : headers + "   # DKMS builds against the kernel's headers");
   if (!di.dkms.empty()) {
     const DkmsModule& mod = di.dkms.back();
     fix.push_back(fmt::format("sudo dkms install {}/{} -k {}", mod.name, mod.version, kernel));
@@ -177,14 +176,9 @@ void add_library_change_evidence(const Model& m, Finding& x) {
   }
 }
 
-std::vector<std::string> hold_fix(const Model& m) {
+std::vector<std::string> hold_fix(const Model& m, const Kb& kb) {
   const PlatformModel& p = m.platform;
-  if (p.driver_packages.empty()) return {"# keep unattended upgrades from doing it again: sudo apt-mark hold 'nvidia-*' 'libnvidia-*'"};
-  if (p.packages_from_dnf)
-    return {"# keep automatic upgrades from doing it again:",
-            "sudo dnf install python3-dnf-plugin-versionlock && sudo dnf versionlock add " + join(p.driver_packages, " ")};
-  return {"# keep unattended upgrades from doing it again (apt-mark unhold them to upgrade deliberately, then reboot):",
-          "sudo apt-mark hold " + join(p.driver_packages, " ")};
+  return hold_commands(kb, m.distro, p.packages_from_dnf ? "dnf" : "", p.driver_packages);
 }
 
 }  // namespace cd

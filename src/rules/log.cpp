@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "kb/errors.hpp"
 #include "kb/pytorch.hpp"
 #include "rules/log_join.hpp"
@@ -49,9 +50,17 @@ std::string where(const LogEvent& e) {
   return e.rank.empty() ? fmt::format("line {}", e.line) : fmt::format("line {}, rank {}", e.line, e.rank);
 }
 
+// Commands fix lines name by role, in the way the machine's distribution installs packages
+// (the report's or this machine's; Ubuntu's when neither is known, data/plan.toml).
+void add_machine_values(Values& values, const LogJoin& j) {
+  values.emplace_back("kernel_headers", kernel_headers_command(j.kb, j.model.distro, "$(uname -r)"));
+  values.emplace_back("hold_driver", hold_commands(j.kb, j.model.distro, "", {}).front());
+}
+
 Finding finding_from(const Ev& ev, const LogJoin& j) {
   const LogEvent& e = *ev.event;
   Values values(e.captures.begin(), e.captures.end());
+  add_machine_values(values, j);
   Finding f = new_finding(e.id, severity_of(ev), e.frame.empty() ? j.facts.log.source : e.frame,
                           ev.sig ? fill_template(ev.sig->title, values) : e.signature, layer_of(e.id));
   f.evidence.push_back({fmt::format("{}: {}", where(e), e.text), j.facts.log.source});

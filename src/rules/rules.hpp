@@ -20,7 +20,7 @@ Findings platform_rules(const Model&, const Kb&);   // rules/platform.cpp: conta
 // and for driver.library_mismatch the package change behind it and the command that holds the packages.
 Findings driver_install_rules(const Model&, const Kb&);
 void add_library_change_evidence(const Model& m, Finding& x);
-std::vector<std::string> hold_fix(const Model& m);
+std::vector<std::string> hold_fix(const Model& m, const Kb& kb);
 // rules/containers.cpp: container.toolkit_missing, container.runtime_not_configured, and
 // container.no_gpu_runtime for device nodes the container may not open.
 Findings container_rules(const Model&, const Kb&);

@@ -61,6 +61,29 @@ TEST(Signatures, TemplatesFillCapturesAndLeaveBracesOfShellAlone) {
   EXPECT_EQ(fill_template("{ not a name }", {}), "{ not a name }");
 }
 
+// A {name} nothing fills becomes "" (fill_template): every one must be a capture of the
+// signature's patterns, or in a fix line one of the machine's commands (rules/log.cpp).
+TEST(Signatures, EveryPlaceholderIsFilled) {
+  const std::regex group(R"(\(\?P<([a-z0-9_]+)>)"), placeholder(R"(\{([a-z0-9_]+)\})");
+  auto names = [](const std::string& text, const std::regex& re) {
+    std::set<std::string> out;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) out.insert((*it)[1]);
+    return out;
+  };
+  int machine = 0;
+  for (const auto& s : error_signatures(Kb::get())) {
+    std::set<std::string> captures = names(s.pattern + s.repeat, group);
+    for (const auto& n : names(s.title + s.explanation, placeholder)) EXPECT_TRUE(captures.count(n)) << s.name << ": {" << n << "}";
+    for (const auto& line : s.fix)
+      for (const auto& n : names(line, placeholder)) {
+        bool is_machine = n == "kernel_headers" || n == "hold_driver";
+        machine += is_machine;
+        EXPECT_TRUE(captures.count(n) || is_machine) << s.name << ": {" << n << "} in " << line;
+      }
+  }
+  EXPECT_GE(machine, 3);
+}
+
 TEST(Signatures, XidTable) {
   const XidInfo* x79 = find_xid(Kb::get(), 79);
   ASSERT_NE(x79, nullptr);

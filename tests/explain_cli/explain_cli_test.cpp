@@ -126,6 +126,25 @@ TEST(ExplainJoin, DriverTooOldComparesDriverAndBuildCuda) {
   EXPECT_NE(fix_of(f).find("/whl/cu121"), std::string::npos) << fix_of(f);  // newest variant <= the driver
 }
 
+// The fix speaks the machine's package manager: the recorded Ubuntu machine's apt, the same
+// machine recorded as Rocky Linux 9's dnf.
+TEST(ExplainJoin, ModuleRebuildUsesTheMachinesPackageManager) {
+  auto f = explain_with_facts("driver_module_not_built_modprobe.log")["findings"][0];
+  EXPECT_EQ(f["id"], "driver.module_not_built");
+  EXPECT_NE(fix_of(f).find("sudo apt install linux-headers-$(uname -r)\n"), std::string::npos) << fix_of(f);
+  std::ifstream in(kFacts);
+  nlohmann::json facts = nlohmann::json::parse(in);
+  facts["host"]["os"] = "Rocky Linux 9.4 (Blue Onyx)";
+  facts["host"]["os_id"] = "rocky", facts["host"]["os_like"] = "rhel centos fedora", facts["host"]["os_version"] = "9.4";
+  std::string path = testing::TempDir() + "facts_rocky.json";
+  std::ofstream(path) << facts.dump();
+  ProcessResult r = doctor({"explain", "--json", "--facts", path, kLogs + "driver_module_not_built_modprobe.log"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  std::string fix = fix_of(json_of(r)["findings"][0]);
+  EXPECT_NE(fix.find("sudo dnf install kernel-devel-$(uname -r) kernel-headers-$(uname -r)\n"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("apt"), std::string::npos) << fix;
+}
+
 TEST(ExplainJoin, OomListsHoldersAndDeadOnes) {
   auto j = explain_with_facts("oom_torch_detailed.log");
   auto f = j["findings"][0];

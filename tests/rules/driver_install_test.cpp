@@ -112,3 +112,26 @@ TEST(DriverInstallRules, LibraryChangePrefersTheLibraryPackageWithWho) {
   cd::Model m2 = cd::derive(f, kb);
   EXPECT_EQ(m2.platform.driver_packages, std::vector<std::string>{"libnvidia-compute-550"});
 }
+
+// The kernel headers DKMS needs, by the host's package manager; a distribution no row covers
+// gets a line saying what to install instead of another distribution's command.
+TEST(DriverInstallRules, KernelHeadersFollowTheDistribution) {
+  struct Case {
+    const char* id;
+    const char* like;
+    const char* version;
+    const char* want;
+  };
+  for (const Case& c : {Case{"ubuntu", "debian", "24.04", "sudo apt install linux-headers-6.8.0-51-generic   # "},
+                        Case{"debian", "", "12", "sudo apt install linux-headers-6.8.0-51-generic   # "},
+                        Case{"rocky", "rhel centos fedora", "9.4", "sudo dnf install kernel-devel-6.8.0-51-generic kernel-headers-6.8.0-51-generic   # "},
+                        Case{"opensuse-leap", "suse opensuse", "15.6", "sudo zypper install kernel-default-devel   # "},
+                        Case{"arch", "", "", "# install the headers of kernel 6.8.0-51-generic from this distribution's packages"}}) {
+    cd::Facts f = installed_not_loaded();
+    f.host.os_id = c.id, f.host.os_like = c.like, f.host.os_version = c.version;
+    auto x = find(run(f), "driver.module_not_built");
+    ASSERT_TRUE(x.has_value()) << c.id;
+    ASSERT_FALSE(x->fix.empty());
+    EXPECT_EQ(x->fix[0].rfind(c.want, 0), 0u) << c.id << ": " << x->fix[0];
+  }
+}
