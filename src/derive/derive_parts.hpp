@@ -55,6 +55,11 @@ std::string kernel_headers_command(const Kb& kb, const DistroModel& d, const std
 // read were dnf's); `packages` empty: the manager's pattern for any driver package.
 std::vector<std::string> hold_commands(const Kb& kb, const DistroModel& d, const std::string& pm,
                                        const std::vector<std::string>& packages);
+// Keeping nouveau off the GPU on the driver's host: the modprobe.d blacklist, then the
+// initramfs rebuilt with the distribution's tool (data/plan.toml [package_manager.*]).
+std::vector<std::string> nouveau_blacklist_commands(const Kb& kb, const DistroModel& d);
+// The distribution's signed prebuilt module package for `branch` and `kernel` ("" when it has none).
+std::string prebuilt_modules_package(const Kb& kb, const DistroModel& d, const std::string& branch, const std::string& kernel);
 // The NVIDIA Container Toolkit's repository and install with the distribution's package manager
 // (data/plan.toml [container_toolkit]); a pointer to its guide for an unlisted distribution.
 std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d);

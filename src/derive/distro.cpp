@@ -193,6 +193,16 @@ std::vector<std::string> hold_commands(const Kb& kb, const DistroModel& d, const
   return {"# keep automatic upgrades from doing it again (" + m.unhold + "):", hold};
 }
 
+std::vector<std::string> nouveau_blacklist_commands(const Kb& kb, const DistroModel& d) {
+  return package_manager(kb, d).blacklist_nouveau;
+}
+
+std::string prebuilt_modules_package(const Kb& kb, const DistroModel& d, const std::string& branch, const std::string& kernel) {
+  const DriverInstallKb* r = install_row(kb, d);
+  if (!r || r->prebuilt_modules.empty()) return {};
+  return replace_all(replace_all(r->prebuilt_modules, "{branch}", branch), "{kernel}", kernel);
+}
+
 std::string dkms_rebuild_command(const Kb& kb, const DistroModel& d, int branch, const std::vector<int>& sms,
                                  const std::string& comment) {
   const DriverInstallKb* r = install_row(kb, d);

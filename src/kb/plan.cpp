@@ -43,7 +43,7 @@ PlanKb build(const Kb& kb) {
     d.family = row_str(*r, "family"), d.ids = row_strs(*r, "ids"), d.names = row_strs(*r, "names"), d.pm = row_str(*r, "pm");
     d.is_default = (*r)["default"].value_or(false), d.recommend = row_str(*r, "recommend"), d.setup = row_strs(*r, "setup");
     d.open = row_str(*r, "open"), d.proprietary = row_str(*r, "proprietary"), d.user_libs = row_str(*r, "user_libs");
-    d.dkms_reinstall = row_str(*r, "dkms_reinstall"), d.dkms_package = row_str(*r, "dkms_package"), d.toolkit = row_str(*r, "toolkit"),
+    d.dkms_reinstall = row_str(*r, "dkms_reinstall"), d.dkms_package = row_str(*r, "dkms_package"), d.prebuilt_modules = row_str(*r, "prebuilt_modules"), d.toolkit = row_str(*r, "toolkit"),
     d.source = row_str(*r, "source"), d.gcc = row_strs(*r, "gcc"), d.clang = row_strs(*r, "clang");
     d.archive_install = row_str(*r, "archive_install"), d.archive_note = row_str(*r, "archive_note");
     d.archive_source = row_str(*r, "archive_source");
@@ -67,7 +67,7 @@ PlanKb build(const Kb& kb) {
     for (const auto& [name, v] : *pms)
       if (const toml::table* s = v.as_table())
         p.package_manager[std::string(name.str())] = {row_str(*s, "kernel_headers"), row_str(*s, "hold"), row_str(*s, "unhold"),
-                                                      row_str(*s, "any_driver")};
+                                                      row_str(*s, "any_driver"), row_strs(*s, "blacklist_nouveau")};
   if (const toml::table* s = t["host_compiler_install"].as_table()) p.host_compiler_other = row_str(*s, "other");
   if (const toml::table* s = t["driver_install_other"].as_table())
     p.driver_install_other = row_str(*s, "text"), p.driver_install_other_source = row_str(*s, "source");

@@ -39,6 +39,7 @@ struct DriverInstallKb {
   std::string user_libs;            // the packages of libcuda and NVML; {branch}
   std::string dkms_reinstall;       // the command that rebuilds the module through DKMS
   std::string dkms_package;         // or: the stem of a per-branch DKMS package ("nvidia-dkms")
+  std::string prebuilt_modules;     // signed prebuilt module package; {branch} {kernel}
   std::string toolkit;              // CUDA toolkit X.Y from NVIDIA's repository; {cuda_major} {cuda_minor}
   std::vector<std::string> gcc, clang;  // a host compiler of major {n}: install command, C++ driver
   std::string source;
@@ -51,6 +52,7 @@ struct PackageManagerKb {
   std::string kernel_headers;  // {kernel}
   std::string hold, unhold;    // {packages}
   std::string any_driver;      // the driver's packages as a pattern, when not known
+  std::vector<std::string> blacklist_nouveau;  // keep nouveau off the GPU (the initramfs rebuilt)
 };
 
 struct PlanKb {

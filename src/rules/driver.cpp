@@ -231,8 +231,7 @@ void gpu_without_driver(const Model& m, const Kb& kb, Findings& out) {
                       "blacklisted before it can load.";
       const auto& bl = f.platform.driver_install.nouveau_blacklisted_in;
       if (!bl.empty()) x.evidence.push_back({"blacklisted in " + join(bl, ", ") + " (but bound: the initramfs predates it)", bl.front()});
-      x.fix = {"printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
-               "sudo update-initramfs -u"};
+      x.fix = nouveau_blacklist_commands(kb, m.distro);  // install_driver_fix's reboot follows
       auto inst = install_driver_fix(m, kb, false);
       x.fix.insert(x.fix.end(), inst.begin(), inst.end());
     } else if (g.driver == "vfio-pci") {

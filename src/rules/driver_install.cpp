@@ -50,9 +50,8 @@ std::vector<std::string> build_fix(const Model& m, const Kb& kb, const std::stri
     const DkmsModule& mod = di.dkms.back();
     fix.push_back(fmt::format("sudo dkms install {}/{} -k {}", mod.name, mod.version, kernel));
   } else {
-    std::string prebuilt = row && !row->dkms_package.empty()  // Ubuntu's per-branch packages
-                               ? fmt::format("Ubuntu also ships prebuilt signed modules: linux-modules-nvidia-{}-{}", branch_of(p, f), kernel)
-                               : "";
+    std::string pkg = prebuilt_modules_package(kb, m.distro, branch_of(p, f), kernel);
+    std::string prebuilt = pkg.empty() ? "" : fmt::format("{} also ships prebuilt signed modules: {}", row->family, pkg);
     fix.push_back(dkms_rebuild_command(kb, m.distro, std::stoi(branch_of(p, f)), gpu_sms(m.gpus), prebuilt));
   }
   fix.push_back("dkms status   # must say 'installed' for " + kernel);
@@ -88,7 +87,7 @@ void not_built(const Model& m, const Kb& kb, Findings& out) {
   out.push_back(std::move(x));
 }
 
-void secure_boot_unsigned(const Model& m, Findings& out) {
+void secure_boot_unsigned(const Model& m, const Kb& kb, Findings& out) {
   const Facts& f = m.facts;
   const PlatformModel& p = m.platform;
   if (p.module_blocker != ModuleBlocker::secure_boot) return;
@@ -102,25 +101,18 @@ void secure_boot_unsigned(const Model& m, Findings& out) {
                   "be signed with a Machine Owner Key (MOK) enrolled in the firmware, or modprobe fails with \"Key was "
                   "rejected by service\".";
   std::string key = di.mok_keys.empty() ? "/var/lib/dkms/mok.pub" : di.mok_keys.front();
+  const DriverInstallKb* row = install_row(kb, m.distro);
+  std::string pkg = prebuilt_modules_package(kb, m.distro, branch_of(p, f), p.running_kernel);
   x.fix = {"mokutil --sb-state",
            "sudo mokutil --import " + key + "   # enroll the key DKMS signs with; choose a one-time password",
            fmt::format("sudo dkms autoinstall -k {}   # rebuild so the module is signed", p.running_kernel),
            "sudo reboot   # in the blue MOK manager: Enroll MOK → Continue → the password",
-           "# or use signed prebuilt modules (Ubuntu: linux-modules-nvidia-" + branch_of(p, f) + "-" + p.running_kernel +
-               "), or turn Secure Boot off in the firmware"};
+           pkg.empty() ? "# or turn Secure Boot off in the firmware"
+                       : fmt::format("# or use {}'s signed prebuilt modules ({}), or turn Secure Boot off in the firmware", row->family, pkg)};
   out.push_back(std::move(x));
 }
 
-std::vector<std::string> blacklist_fix(const Model& m) {
-  if (m.distro.pm() == "dnf")
-    return {"printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
-            "sudo grubby --update-kernel=ALL --args='rd.driver.blacklist=nouveau modprobe.blacklist=nouveau'",
-            "sudo dracut --force && sudo reboot"};
-  return {"printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
-          "sudo update-initramfs -u && sudo reboot"};
-}
-
-void nouveau(const Model& m, Findings& out) {
+void nouveau(const Model& m, const Kb& kb, Findings& out) {
   const Facts& f = m.facts;
   const PlatformModel& p = m.platform;
   if (p.module_blocker != ModuleBlocker::nouveau) return;
@@ -137,7 +129,8 @@ void nouveau(const Model& m, Findings& out) {
   library_evidence(f, x);
   x.explanation = "The open-source nouveau driver takes the GPU at boot, so the NVIDIA module cannot bind to it; "
                   "nouveau must be blacklisted (and the initramfs rebuilt, since it loads there).";
-  x.fix = blacklist_fix(m);
+  x.fix = nouveau_blacklist_commands(kb, m.distro);
+  x.fix.push_back("sudo reboot");
   x.fix.push_back("lsmod | grep -E '^(nouveau|nvidia) '   # after the reboot: nvidia, not nouveau");
   out.push_back(std::move(x));
 }
@@ -147,8 +140,8 @@ void nouveau(const Model& m, Findings& out) {
 Findings driver_install_rules(const Model& m, const Kb& kb) {
   Findings out;
   not_built(m, kb, out);
-  secure_boot_unsigned(m, out);
-  nouveau(m, out);
+  secure_boot_unsigned(m, kb, out);
+  nouveau(m, kb, out);
   return out;
 }
 

@@ -135,3 +135,40 @@ TEST(DriverInstallRules, KernelHeadersFollowTheDistribution) {
     EXPECT_EQ(x->fix[0].rfind(c.want, 0), 0u) << c.id << ": " << x->fix[0];
   }
 }
+
+// nouveau is kept off by rebuilding the initramfs with the distribution's tool; only Ubuntu
+// offers signed prebuilt modules under Secure Boot.
+TEST(DriverInstallRules, NouveauAndSecureBootFollowTheDistribution) {
+  cd::Facts f = installed_not_loaded();
+  f.platform.driver_install.module_files.push_back({"6.8.0-51-generic", "/lib/modules/6.8.0-51-generic/updates/dkms/nvidia.ko", "signed"});
+  f.platform.driver_install.nouveau_loaded = true;
+  struct Case {
+    const char* id;
+    const char* like;
+    const char* initramfs;
+  };
+  for (const Case& c : {Case{"ubuntu", "debian", "sudo update-initramfs -u"}, Case{"rocky", "rhel centos fedora", "sudo dracut --force"},
+                        Case{"opensuse-leap", "suse opensuse", "sudo dracut --force"},
+                        Case{"arch", "", "# rebuild the initramfs with this distribution's tool"}}) {
+    f.host.os_id = c.id, f.host.os_like = c.like, f.host.os_version = "9";
+    auto x = find(run(f), "driver.nouveau");
+    ASSERT_TRUE(x.has_value()) << c.id;
+    std::string fix = fixes(*x);
+    EXPECT_NE(fix.find("blacklist nouveau"), std::string::npos) << fix;
+    EXPECT_NE(fix.find(c.initramfs), std::string::npos) << c.id << ": " << fix;
+    EXPECT_NE(fix.find("sudo reboot"), std::string::npos) << fix;
+    EXPECT_EQ(fix.find("grubby") != std::string::npos, std::string(c.id) == "rocky") << fix;  // RHEL's kernel arguments
+  }
+  f.platform.driver_install.nouveau_loaded = false;
+  f.platform.driver_install.secure_boot = 1;
+  f.platform.driver_install.module_files.back().signature = "unsigned";
+  f.host.os_id = "ubuntu", f.host.os_like = "debian", f.host.os_version = "24.04";
+  auto x = find(run(f), "driver.secure_boot_unsigned");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_NE(fixes(*x).find("Ubuntu's signed prebuilt modules (linux-modules-nvidia-550-6.8.0-51-generic)"), std::string::npos) << fixes(*x);
+  f.host.os_id = "debian", f.host.os_like = "", f.host.os_version = "12";
+  x = find(run(f), "driver.secure_boot_unsigned");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(fixes(*x).find("prebuilt"), std::string::npos) << fixes(*x);
+  EXPECT_NE(fixes(*x).find("turn Secure Boot off"), std::string::npos) << fixes(*x);
+}
