@@ -71,6 +71,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, int& rc) {
   plan->add_option("--driver", f.driver, "Plan for this driver: 550.54.14 (driver), 12.4 (its CUDA) or none");
   plan->add_option("--os", f.os, "linux, wsl or windows (default: this machine's)");
   plan->add_option("--arch", f.arch, "x86_64 or aarch64 (default: this machine's)");
+  plan->add_option("--distro", f.distro, "Linux distribution for the driver and toolkit commands, as os-release names it: ubuntu-24.04, debian-12, rhel-9, opensuse-leap-15.6 (default: this machine's; Ubuntu's for a described machine)");
   plan->add_option("--python", f.python, "Python 3.X the wheels must fit (default: the default environment's)");
   plan->add_option("--framework", f.framework, "torch (the newest that fits) or torch==2.X[.Y]");
   plan->add_option("--cpus", f.cpus, "--for build: CPUs of the build machine (default: this machine's)");

@@ -580,7 +580,7 @@ nlohmann::json plan_json(const Plan& p) {
       {"machine",
        {{"gpus", gpus}, {"gpu_source", rq.gpu_source}, {"driver", rq.has_driver ? nlohmann::json(rq.driver.text) : nlohmann::json(nullptr)},
         {"driver_cuda", rq.driver_cuda.empty() ? "" : rq.driver_cuda.major_minor()}, {"driver_source", rq.driver_source},
-        {"os", rq.os}, {"arch", rq.host_arch}, {"python", rq.python}}},
+        {"os", rq.os}, {"distribution", rq.distro.host_known ? rq.distro.label : ""}, {"arch", rq.host_arch}, {"python", rq.python}}},
       {"satisfiable", p.satisfiable},
       {"driver_branch", p.driver_branch ? nlohmann::json(p.driver_branch) : nlohmann::json(nullptr)},
       {"torch", torch_json(p.torch, rq)},

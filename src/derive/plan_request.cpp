@@ -4,8 +4,11 @@
 // its CUDA through Table 3's Windows column, not the Linux branch table.
 #include "derive/plan_request.hpp"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
+#include "derive/derive_parts.hpp"
 #include "derive/judge_targets.hpp"
 #include "kb/drivers.hpp"
 #include "util/errors.hpp"
@@ -72,6 +75,20 @@ void machine_build(PlanRequest& rq, const Facts& f) {
   if (const std::string* v = f.getenv("TORCH_CUDA_ARCH_LIST")) rq.torch_cuda_arch_list = *v;
 }
 
+// --distro ID[-VERSION] as os-release would say it (ubuntu-24.04, rocky-9.4, opensuse-leap-15.6):
+// the same row choice as a machine's /etc/os-release; an ID no row covers gets NVIDIA's guide.
+DistroModel distro_from_flag(const std::string& text, const Kb& kb) {
+  auto is = [&](const char* chars) { return !text.empty() && text.find_first_not_of(chars) == std::string::npos; };
+  if (!is("abcdefghijklmnopqrstuvwxyz0123456789._-") || !std::isalpha(static_cast<unsigned char>(text[0])))
+    throw UsageError(fmt::format("--distro {}: expected os-release's ID and VERSION_ID, as in ubuntu-24.04, debian-12, rhel-9", text));
+  Facts f;
+  f.host.os_id = text;
+  if (auto dash = text.rfind('-'); dash != std::string::npos && dash + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[dash + 1]))) {
+    f.host.os_id = text.substr(0, dash), f.host.os_version = text.substr(dash + 1);
+  }
+  return derive_distro(f, kb);
+}
+
 std::string default_python(const Model& m) {
   for (const auto& e : m.envs)
     if (e.env->is_default) return Version::parse(e.env->version).value_or(Version{}).major_minor();
@@ -102,6 +119,7 @@ PlanRequest plan_request(const PlanFlags& f, const Model* machine, const Kb& kb)
   }
   if (!f.os.empty()) rq.os = one_of("--os", f.os, {"linux", "wsl", "windows"});
   if (!f.arch.empty()) rq.host_arch = one_of("--arch", f.arch, {"x86_64", "aarch64"});
+  if (!f.distro.empty()) rq.distro = distro_from_flag(f.distro, kb);
   if (!f.gpus.empty()) {
     rq.gpus = targets_from_flags(f.gpus, "", kb).gpus, rq.gpu_source = "--gpu";
     rq.gpu_memory_mib.assign(rq.gpus.size(), 0);

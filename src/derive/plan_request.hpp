@@ -15,6 +15,7 @@ struct PlanFlags {
   std::string driver;              // --driver VERSION|CUDA|none; "" = this machine's
   std::string os;                  // --os linux|wsl|windows; "" = this machine's
   std::string arch;                // --arch x86_64|aarch64; "" = this machine's
+  std::string distro;              // --distro ID[-VERSION] (os-release's): ubuntu-24.04, rhel-9; "" = this machine's
   std::string python;              // --python 3.X
   std::string framework;           // --framework torch[==2.X[.Y]]
   std::string installer;           // --installer pip|uv|conda|pixi

@@ -42,7 +42,8 @@ std::string mark(const std::string& status, const Style& st) {
 std::string render_plan_text(const Plan& p, const ReportOptions& opts) {
   const PlanRequest& rq = p.request;
   const Style& st = opts.style;
-  std::string out = fmt::format("cuda-doctor plan · for {} · {} · {} · {} {}{}\n\n", rq.purpose, gpu_text(rq), driver_text(rq), rq.os,
+  std::string os = rq.os == "linux" && rq.distro.host_known ? fmt::format("linux ({})", rq.distro.label) : rq.os;
+  std::string out = fmt::format("cuda-doctor plan · for {} · {} · {} · {} {}{}\n\n", rq.purpose, gpu_text(rq), driver_text(rq), os,
                                 rq.host_arch, rq.python.empty() ? "" : " · Python " + rq.python);
   int n = 0;
   for (const auto& s : p.steps) {

@@ -82,6 +82,8 @@ TEST(PlanCli, BadInputIsOneLineExitThree) {
       {"plan", "--gpu", "RTX 5090", "--framework", "torch==1.0"},
       {"plan", "--gpu", "H100", "--driver", "banana"},
       {"plan", "--gpu", "H100", "--os", "macos"},
+      {"plan", "--gpu", "H100", "--distro", "Ubuntu 24.04"},
+      {"plan", "--gpu", "H100", "--distro", "$(reboot)"},
       {"plan", "--facts", std::string(CD_FIXTURES) + "/golden/cpu-check.txt"},
   };
   for (const auto& args : cases) {
@@ -91,6 +93,34 @@ TEST(PlanCli, BadInputIsOneLineExitThree) {
     ASSERT_FALSE(r.err.empty());
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
   }
+}
+
+// A described machine's distribution: its own commands, named in the header and --json; an
+// ID no row covers gets NVIDIA's guide, never another distribution's command.
+TEST(PlanCli, DistroFlagPicksTheDistributionsCommands) {
+  struct Case {
+    const char* distro;
+    const char* header;
+    const char* command;
+  };
+  for (const Case& c : {Case{"rhel-9", "linux (RHEL 9) x86_64", "$ sudo dnf module install nvidia-driver:580-open && sudo reboot"},
+                        Case{"rocky-9.4", "linux (RHEL 9.4) x86_64", "repos/rhel9/x86_64/cuda-rhel9.repo"},
+                        Case{"debian-12", "linux (Debian 12) x86_64", "$ sudo apt install nvidia-open-580 && sudo reboot"},
+                        Case{"opensuse-leap-15.6", "linux (SUSE 15.6) x86_64", "$ sudo zypper install nvidia-open-580 && sudo reboot"},
+                        Case{"arch", "· linux x86_64", "as NVIDIA's guide says for this distribution"}}) {
+    auto r = doctor({"plan", "--gpu", "H100", "--distro", c.distro});
+    ASSERT_EQ(r.code, 0) << c.distro << ": " << r.err;
+    EXPECT_NE(r.out.find(c.header), std::string::npos) << c.distro << ":\n" << r.out;
+    EXPECT_NE(r.out.find(c.command), std::string::npos) << c.distro << ":\n" << r.out;
+    if (std::string(c.distro) != "debian-12") {
+      EXPECT_EQ(r.out.find(" apt "), std::string::npos) << c.distro << ":\n" << r.out;
+    }
+  }
+  auto r = doctor({"plan", "--gpu", "H100", "--distro", "rhel-9", "--for", "build", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["machine"]["distribution"], "RHEL 9");
+  EXPECT_NE(j.dump().find("sudo dnf install cuda-toolkit-13-0"), std::string::npos) << j.dump(1);
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
