@@ -66,7 +66,9 @@ std::vector<std::string> install_driver_fix(const Model& m, const Kb& kb, bool h
     std::string install = replace_all(p.open ? r->open : r->proprietary, "{branch}",
                                       std::to_string(driver_branch_for(drivers_kb(kb), cuda)));
     if (header) fix.push_back("# " + r->family + ": let it pick the recommended driver, or name the branch");
-    fix.insert(fix.end(), {r->recommend + "   # or: " + install + (p.note.empty() ? "" : " (" + p.note + ")"), "sudo reboot",
+    // A host nothing is known of (a container, a described machine): say whose commands these are.
+    std::string whose = d.host_known || header ? "" : r->family + "; ";
+    fix.insert(fix.end(), {r->recommend + "   # " + whose + "or: " + install + (p.note.empty() ? "" : " (" + p.note + ")"), "sudo reboot",
                            "nvidia-smi   # must list the GPUs afterwards"});
     return fix;
   }
