@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+#include <utility>
 
 #include "explain_helpers.hpp"
 
@@ -205,6 +207,37 @@ TEST(ScannerJoin, CaseAndPunctuationVariantsMatch) {
   LogFacts g = scan_text("NVIDIA-SMI has failed because it couldn\xe2\x80\x98t communicate with the NVIDIA driver.\n", kb_matcher());
   ASSERT_EQ(g.events.size(), 1u);
   EXPECT_EQ(g.events[0].id, "driver.missing");
+}
+
+// The same cause in the words of other producers: nvidia-container-cli, the nvidia-docker 1.0
+// plugin, pynvml, nvitop; TensorFlow's dso_loader across 0.x / 1.14 / 2.x; JAX >= 0.4.31.
+TEST(ScannerJoin, ProducerWordingVariantsMatch) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"stderr: nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
+       "driver.library_mismatch"},
+      {"nvidia-docker | 2016/12/17 05:23:46 Error: nvml: Driver/library version mismatch", "driver.library_mismatch"},
+      {"pynvml.nvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.",
+       "driver.library_mismatch"},
+      {"nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown", "driver.missing"},
+      {"NVML ERROR: Driver Not Loaded", "driver.missing"},
+      {"I tensorflow/stream_executor/dso_loader.cc:126] Couldn't open CUDA library libcudnn.so.5. LD_LIBRARY_PATH: "
+       "/usr/local/cuda-8.0/lib64",
+       "libs.not_found"},
+      {"I tensorflow/stream_executor/cuda/cuda_dnn.cc:3517] Unable to load cuDNN DSO", "libs.not_found"},
+      {"I tensorflow/stream_executor/platform/default/dso_loader.cc:53] Could not dlopen library 'libcudart.so.10.0'; "
+       "dlerror: libcudart.so.10.0: cannot open shared object file: No such file or directory",
+       "libs.not_found"},
+      {"Outdated cuDNN installation found.", "libs.cudnn_mismatch"},
+  };
+  for (const auto& [line, id] : cases) {
+    LogFacts f = scan_text(std::string(line) + "\n", kb_matcher());
+    ASSERT_FALSE(f.events.empty()) << line;
+    EXPECT_EQ(f.events[0].id, id) << line;
+  }
+  // The first of these names the library; the title leaves no placeholder behind.
+  LogFacts t = scan_text("Couldn't open CUDA library libcudnn.so. LD_LIBRARY_PATH: \n", kb_matcher());
+  ASSERT_FALSE(t.events.empty());
+  EXPECT_EQ(t.events[0].captures["lib"], "libcudnn.so");
 }
 
 }  // namespace

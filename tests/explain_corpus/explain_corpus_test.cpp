@@ -29,8 +29,8 @@ const fs::path kCorpus = fs::path(CD_FIXTURES).parent_path() / "corpus";
 
 // Floors of the recorded scores (docs/BENCHMARKS.md, "explain: real-log corpus"): a change
 // that loses cases fails here; raise them when the mechanism improves.
-constexpr double kDevFloor = 0.98;
-constexpr double kValFloor = 0.92;
+constexpr double kDevFloor = 0.99;
+constexpr double kValFloor = 0.93;
 
 struct Case {
   std::string name;
