@@ -30,7 +30,10 @@ const fs::path kCorpus = fs::path(CD_FIXTURES).parent_path() / "corpus";
 // Floors of the recorded scores (docs/BENCHMARKS.md, "explain: real-log corpus"): a change
 // that loses cases fails here; raise them when the mechanism improves.
 constexpr double kDevFloor = 0.99;
-constexpr double kValFloor = 0.93;
+// The validation floor went from 0.93 to 0.92 on 2026-12-08 (second round): eight new validation
+// threads were added, two of them still misses (no change is written against validation logs),
+// so the whole validation set scores 135/146 = 92.5 %.
+constexpr double kValFloor = 0.92;
 
 struct Case {
   std::string name;
