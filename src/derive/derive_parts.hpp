@@ -61,7 +61,7 @@ std::vector<std::string> nouveau_blacklist_commands(const Kb& kb, const DistroMo
 // The distribution's signed prebuilt module package for `branch` and `kernel` ("" when it has none).
 std::string prebuilt_modules_package(const Kb& kb, const DistroModel& d, const std::string& branch, const std::string& kernel);
 // The NVIDIA Container Toolkit's repository and install with the distribution's package manager
-// (data/plan.toml [container_toolkit]); a pointer to its guide for an unlisted distribution.
+// (data/plan.toml [package_manager.*] container_toolkit); a pointer to its guide elsewhere.
 std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d);
 // Rebuild the NVIDIA kernel module through DKMS on the driver's host: the row's own command,
 // its per-branch DKMS package for these GPUs, else `sudo dkms autoinstall` (derive/distro.cpp).

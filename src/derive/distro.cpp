@@ -96,6 +96,15 @@ const DriverInstallKb* os_row(const Kb& kb, const DistroModel& d) {
   return d.row ? d.row : d.unlisted ? nullptr : default_row(plan_kb(kb));
 }
 
+// What row `r`'s package manager does (`pm` instead, when given); [package_manager.other]
+// for none.
+const PackageManagerKb& package_manager(const PlanKb& pk, const DriverInstallKb* r, const std::string& pm = "") {
+  static const PackageManagerKb none;
+  auto it = pk.package_manager.find(!pm.empty() ? pm : r ? r->pm : "other");
+  if (it == pk.package_manager.end()) it = pk.package_manager.find("other");
+  return it == pk.package_manager.end() ? none : it->second;
+}
+
 }  // namespace
 
 DistroModel derive_distro(const Facts& f, const Kb& kb) {
@@ -136,17 +145,6 @@ std::vector<std::string> driver_install_commands(const Kb& kb, const DistroModel
   return out;
 }
 
-std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d) {
-  const PlanKb& pk = plan_kb(kb);
-  const DriverInstallKb* r = os_row(kb, d);
-  auto it = r ? pk.container_toolkit.find(r->pm) : pk.container_toolkit.end();
-  if (it == pk.container_toolkit.end() || it->second.empty())
-    return {replace_all(pk.container_toolkit_other, "{guide}", pk.container_toolkit_guide)};
-  std::vector<std::string> out{"# NVIDIA's repository (" + pk.container_toolkit_guide + "):"};
-  out.insert(out.end(), it->second.begin(), it->second.end());
-  return out;
-}
-
 std::string toolkit_install_command(const Kb& kb, const DistroModel& d, const Version& cuda) {
   const PlanKb& pk = plan_kb(kb);
   const DriverInstallKb* r = os_row(kb, d);
@@ -166,26 +164,22 @@ HostCompilerInstall host_compiler_install(const Kb& kb, const DistroModel& d, co
   return {fill_n((*row)[0]), fill_n((*row)[1])};
 }
 
-namespace {
-
-const PackageManagerKb& package_manager(const Kb& kb, const DistroModel& d, const std::string& pm = "") {
-  static const PackageManagerKb none;
+std::vector<std::string> container_toolkit_commands(const Kb& kb, const DistroModel& d) {
   const PlanKb& pk = plan_kb(kb);
-  const DriverInstallKb* r = install_row(kb, d);
-  auto it = pk.package_manager.find(!pm.empty() ? pm : r ? r->pm : "other");
-  if (it == pk.package_manager.end()) it = pk.package_manager.find("other");
-  return it == pk.package_manager.end() ? none : it->second;
+  const std::vector<std::string>& cmds = package_manager(pk, os_row(kb, d)).container_toolkit;
+  if (cmds.empty()) return {replace_all(pk.container_toolkit_other, "{guide}", pk.container_toolkit_guide)};
+  std::vector<std::string> out{"# NVIDIA's repository (" + pk.container_toolkit_guide + "):"};
+  out.insert(out.end(), cmds.begin(), cmds.end());
+  return out;
 }
 
-}  // namespace
-
 std::string kernel_headers_command(const Kb& kb, const DistroModel& d, const std::string& kernel) {
-  return replace_all(package_manager(kb, d).kernel_headers, "{kernel}", kernel);
+  return replace_all(package_manager(plan_kb(kb), install_row(kb, d)).kernel_headers, "{kernel}", kernel);
 }
 
 std::vector<std::string> hold_commands(const Kb& kb, const DistroModel& d, const std::string& pm,
                                        const std::vector<std::string>& packages) {
-  const PackageManagerKb& m = package_manager(kb, d, pm);
+  const PackageManagerKb& m = package_manager(plan_kb(kb), install_row(kb, d), pm);
   std::string hold = replace_all(m.hold, "{packages}", packages.empty() ? m.any_driver : join(packages, " "));
   // Packages not known: a pattern, offered as a comment rather than a command to paste.
   if (packages.empty() || hold.starts_with("#"))
@@ -194,7 +188,7 @@ std::vector<std::string> hold_commands(const Kb& kb, const DistroModel& d, const
 }
 
 std::vector<std::string> nouveau_blacklist_commands(const Kb& kb, const DistroModel& d) {
-  return package_manager(kb, d).blacklist_nouveau;
+  return package_manager(plan_kb(kb), install_row(kb, d)).blacklist_nouveau;
 }
 
 std::string prebuilt_modules_package(const Kb& kb, const DistroModel& d, const std::string& branch, const std::string& kernel) {

@@ -56,7 +56,6 @@ PlanKb build(const Kb& kb) {
     p.driver_install.push_back(std::move(d));
   }
   if (const toml::table* s = t["container_toolkit"].as_table()) {
-    for (const char* pm : {"apt", "dnf", "zypper"}) p.container_toolkit[pm] = row_strs(*s, pm);
     p.container_toolkit_guide = row_str(*s, "guide"), p.container_toolkit_other = row_str(*s, "other");
     p.container_toolkit_source = row_str(*s, "source");
   }
@@ -67,7 +66,8 @@ PlanKb build(const Kb& kb) {
     for (const auto& [name, v] : *pms)
       if (const toml::table* s = v.as_table())
         p.package_manager[std::string(name.str())] = {row_str(*s, "kernel_headers"), row_str(*s, "hold"), row_str(*s, "unhold"),
-                                                      row_str(*s, "any_driver"), row_strs(*s, "blacklist_nouveau")};
+                                                      row_str(*s, "any_driver"), row_strs(*s, "blacklist_nouveau"),
+                                                      row_strs(*s, "container_toolkit")};
   if (const toml::table* s = t["host_compiler_install"].as_table()) p.host_compiler_other = row_str(*s, "other");
   if (const toml::table* s = t["driver_install_other"].as_table())
     p.driver_install_other = row_str(*s, "text"), p.driver_install_other_source = row_str(*s, "source");

@@ -53,6 +53,7 @@ struct PackageManagerKb {
   std::string hold, unhold;    // {packages}
   std::string any_driver;      // the driver's packages as a pattern, when not known
   std::vector<std::string> blacklist_nouveau;  // keep nouveau off the GPU (the initramfs rebuilt)
+  std::vector<std::string> container_toolkit;  // NVIDIA Container Toolkit: repository, install
 };
 
 struct PlanKb {
@@ -72,7 +73,6 @@ struct PlanKb {
   std::vector<UvBackend> uv;
   std::string override_uv, override_conda, override_source;  // {variant} {driver} {cuda}
   std::vector<DriverInstallKb> driver_install;
-  std::map<std::string, std::vector<std::string>> container_toolkit;  // by package manager: setup + install
   std::string container_toolkit_guide, container_toolkit_other, container_toolkit_source;  // other: {guide}
   std::string toolkit_install_comment, toolkit_install_other;  // other: {mm}
   std::string driver_install_other, driver_install_other_source;  // {branch} {module}
